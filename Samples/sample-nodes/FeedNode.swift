@@ -1,0 +1,105 @@
+import Nodes
+
+/// Loads items into the shared feed state while the feed is active.
+final class FeedRefreshWorker: AbstractWorker<AnyCancellable> {
+    private let state: MutableState<FeedState>
+    init(state: MutableState<FeedState>) {
+        self.state = state
+        super.init()
+    }
+
+    override func didStart() {
+        state.mutate { $0.items = (1...3).map { "Post \($0)" } }
+    }
+}
+
+/// The feed's view: a navigation stack whose root shows the feed's view state.
+final class FeedViewController: HeadlessNavigationController, WithViewState {
+    private(set) var viewState: String?
+    func update(with state: String) { viewState = state }
+}
+
+final class FeedContextImp: AbstractPresentableContext<AnyCancellable, FeedViewController> {
+    let state: MutableState<FeedState>
+
+    init(presentable: FeedViewController, state: MutableState<FeedState>) {
+        self.state = state
+        super.init(presentable: presentable, workers: [FeedRefreshWorker(state: state)])
+    }
+
+    override func didBecomeActive() {
+        state.observe(transform: ClosureTransform { "\($0.items.count) posts" }, observer: presentable)
+            .store(in: &cancellables)
+    }
+}
+
+final class FeedFlowImp: AbstractFlow<FeedContextImp, FeedViewController> {
+    private let component: AppComponent
+    let variant: String
+
+    init(component: AppComponent, variant: String, context: FeedContextImp) {
+        self.component = component
+        self.variant = variant
+        super.init(context: context, viewController: context.presentable)
+    }
+
+    /// Pushes a detail screen for a post.
+    @discardableResult
+    func openDetail(_ item: String) -> DetailFlowImp {
+        let detail = DetailBuilder(component: component).build(item: item)
+        viewController.push(detail.getViewController(), animated: true)
+        attach(starting: detail)
+        return detail
+    }
+
+    /// Pops a detail screen.
+    func closeDetail(_ detail: DetailFlowImp) {
+        detach(ending: detail)
+        viewController.pop(detail.getViewController(), animated: true)
+    }
+}
+
+/// Builds the feed; the variant names the experiment arm.
+final class FeedBuilder {
+    let component: AppComponent
+    let variant: String
+    init(component: AppComponent, variant: String) {
+        self.component = component
+        self.variant = variant
+    }
+
+    func build() -> FeedFlowImp {
+        let view = FeedViewController(title: variant == "classic" ? "Feed" : "Feed (\(variant))")
+        let context = FeedContextImp(presentable: view, state: component.feedState)
+        return FeedFlowImp(component: component, variant: variant, context: context)
+    }
+}
+
+/// The A/B test of the feed: the "v2" arm when its flag is on, else the classic default.
+final class FeedPluginList: PluginListWithDefault<String, AppComponent, FeedFlowImp, String> {
+    private let component: AppComponent
+    init(component: AppComponent) {
+        self.component = component
+        super.init(componentFactory: { component })
+    }
+
+    override func plugins(component: AppComponent) -> [(key: String, plugin: any PluginCreating<FeedFlowImp, String>)] {
+        [("v2", FeedV2Plugin(component: component))]
+    }
+
+    override func createDefault(component: AppComponent) -> FeedFlowImp {
+        FeedBuilder(component: component, variant: "classic").build()
+    }
+}
+
+final class FeedV2Plugin: Plugin<AppComponent, FeedFlowImp, String> {
+    init(component: AppComponent) { super.init(componentFactory: { component }) }
+
+    override func isEnabled(component: AppComponent, state user: String) -> Bool {
+        component.flags.enabled.contains("feed-v2")
+    }
+
+    override func build(component: AppComponent) -> FeedFlowImp {
+        FeedBuilder(component: component, variant: "v2").build()
+    }
+}

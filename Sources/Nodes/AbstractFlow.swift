@@ -1,0 +1,162 @@
+/// The base class of flows.
+///
+/// Attaching a child (``attach(starting:)``) registers the child's node with the tracker, starts
+/// the child's flow, which activates its context, which starts its workers. Detaching
+/// (``detach(ending:)``) is the reverse: the child's own sub-flows are ended last-attached
+/// first, its workers stopped, its context deactivated, its flow ended and its node detached;
+/// then `LeakDetector` watches the node's objects for the grace.
+///
+/// Every object of the node (flow, context, workers, view) reports its release to the tracker.
+open class AbstractFlow<ContextInterfaceType, ViewControllerType>: ViewControllableFlow, NodeRegistering, TrackedObject {
+    /// The node's context, through the interface the flow uses.
+    public final let context: ContextInterfaceType
+    /// The node's view.
+    public final let viewController: ViewControllerType
+    /// Whether the flow is started.
+    public final private(set) var isStarted = false
+    /// Set while the flow's node is registered; reports its release.
+    public final var trackingHandle: TrackingHandle?
+
+    private var flowController = FlowController()
+    private let tracker: NodeTracker
+    private let leakDetector: LeakDetector
+    private var isRoot = false
+    private var isAttachedAsChild = false
+
+    /// Creates a flow with its node's context and view.
+    public init(context: ContextInterfaceType, viewController: ViewControllerType) {
+        self.context = context
+        self.viewController = viewController
+        self.tracker = NodeTracker.current
+        self.leakDetector = LeakDetector.current
+    }
+
+    deinit {
+        trackingHandle?.reportRelease()
+    }
+
+    /// The attached child flows, in attach order.
+    public final var subFlows: [Flow] { flowController.flows }
+
+    /// The node's view as a `ViewControllable`; a flow whose view type is not one has a
+    /// placeholder view.
+    public final func getViewController() -> ViewControllable {
+        (viewController as AnyObject as? ViewControllable) ?? placeholderView
+    }
+
+    private lazy var placeholderView: ViewControllable = HeadlessViewController(title: "\(Self.self)")
+
+    /// The id of the flow's node in the tracker, while it is attached.
+    public final var nodeID: NodeID? { trackingHandle?.node }
+
+    // MARK: Lifecycle
+
+    /// Starts the flow: registers it as a root when no parent attached it, then activates the
+    /// context and calls ``didStart()``.
+    public final func _start() {
+        guard !isStarted else { return }
+        if !isAttachedAsChild, !isRoot {
+            isRoot = true
+            register(under: nil)
+        }
+        isStarted = true
+        trackingHandle?.reportState(.started)
+        lifecycleContext?.activate()
+        didStart()
+    }
+
+    /// Ends the flow: ends every sub-flow last-attached first, deactivates the context and
+    /// reports the end. A root flow is detached here too.
+    public final func _end() {
+        guard isStarted else { return }
+        _ = flowController.detachAll()
+        lifecycleContext?.deactivate()
+        isStarted = false
+        trackingHandle?.reportState(.ended)
+        if isRoot {
+            isRoot = false
+            finishNode()
+        }
+    }
+
+    /// Called once the flow has started and its context is active: attach initial children here.
+    open func didStart() {}
+
+    // MARK: Sub-flows
+
+    /// Attaches `subFlow` as a child and starts it (present its view first).
+    public final func attach(starting subFlow: Flow) {
+        _ = flowController.attach(starting: subFlow, under: trackingHandle)
+    }
+
+    /// Ends `subFlow` and detaches it (dismiss its view afterwards).
+    public final func detach(ending subFlow: Flow) {
+        _ = flowController.detach(ending: subFlow)
+    }
+
+    /// Ends and detaches every sub-flow of type `T` that `predicate` accepts.
+    public final func detach<T>(endingSubFlowsOfType type: T.Type, _ predicate: (T) -> Bool = { _ in true }) {
+        for flow in flowController.flows.reversed() {
+            if let typed = flow as? T, predicate(typed) { detach(ending: flow) }
+        }
+    }
+
+    /// The first sub-flow of type `T`.
+    public final func firstSubFlow<T>(ofType type: T.Type) -> T? {
+        flowController.first(ofType: type)
+    }
+
+    /// Every sub-flow of type `T`, in attach order.
+    public final func subFlows<T>(ofType type: T.Type) -> [T] {
+        flowController.all(ofType: type)
+    }
+
+    // MARK: Tracking
+
+    private var lifecycleContext: Context? { context as AnyObject as? Context }
+
+    /// The objects of this node, in the order they are registered after the flow itself.
+    private var nodeObjects: [(object: AnyObject, role: ObjectRole)] {
+        var objects: [(AnyObject, ObjectRole)] = []
+        let contextObject = context as AnyObject
+        if contextObject !== self { objects.append((contextObject, .context)) }
+        for worker in (contextObject as? WorkerOwning)?.workers ?? [] { objects.append((worker, .worker)) }
+        let view = viewController as AnyObject
+        if view !== self, view !== contextObject { objects.append((view, .view)) }
+        return objects
+    }
+
+    final func registerNode(under parent: TrackingHandle?) {
+        isAttachedAsChild = true
+        register(under: parent)
+    }
+
+    final func unregisterNode() {
+        isAttachedAsChild = false
+        finishNode()
+    }
+
+    private func register(under parent: TrackingHandle?) {
+        let tracker = parent?.tracker ?? self.tracker
+        guard tracker.isRecording else { return }
+        let id = tracker.attach(self, role: .flow, parent: parent?.node, kind: .flow, name: nodeName)
+        for (object, role) in nodeObjects { tracker.watch(object, role: role, in: id) }
+    }
+
+    /// Detaches the node in the tracker and has the leak detector watch its objects.
+    private func finishNode() {
+        let objects: [AnyObject] = [self] + nodeObjects.map(\.object)
+        if let handle = trackingHandle {
+            handle.tracker.detach(handle.node)
+        }
+        leakDetector.expectRelease(of: objects, node: nodeName)
+    }
+
+    /// The node's name in trees and leak paths: the flow's type name without a trailing `Imp`.
+    /// Override it to name nodes otherwise; keep it stable across runs, because leak
+    /// fingerprints are made of these names.
+    open var nodeName: String {
+        let name = String(describing: Self.self)
+        return name.hasSuffix("Imp") ? String(name.dropLast(3)) : name
+    }
+}

@@ -1,0 +1,95 @@
+import Synchronization
+
+/// Watches the objects of a detached node through weak references and reports any that is
+/// still alive when the grace has run out.
+///
+/// The runtime asks it to watch every node it detaches. What happens to a leak is the
+/// `handler`'s choice: by default one line on standard error. It never crashes a test run.
+///
+/// Time comes from a ``LeakCheckScheduler``, so tests drive it with a manual scheduler (see
+/// `NodesTesting.ManualScheduler`) instead of sleeping.
+public final class LeakDetector: Sendable {
+    /// A watched object still alive after the grace.
+    public struct Leak: Sendable, CustomStringConvertible {
+        /// The name of the node the object belonged to.
+        public let node: String
+        /// The object's dynamic type name.
+        public let typeName: String
+        /// The grace that ran out, in nanoseconds.
+        public let graceNanoseconds: UInt64
+
+        /// Creates a leak record.
+        public init(node: String, typeName: String, graceNanoseconds: UInt64) {
+            self.node = node
+            self.typeName = typeName
+            self.graceNanoseconds = graceNanoseconds
+        }
+
+        /// `LoggedInFlow: LoggedInContextImp still alive 1000 ms after detach`.
+        public var description: String {
+            "\(node): \(typeName) still alive \(graceNanoseconds / 1_000_000) ms after detach"
+        }
+    }
+
+    /// The process-wide detector, with a 1 s grace, logging to standard error.
+    public static let shared = LeakDetector()
+
+    /// The detector that newly created flows use: ``shared`` unless a task binds another.
+    @TaskLocal public static var current: LeakDetector = .shared
+
+    /// How long a detached object may live, in nanoseconds.
+    public let graceNanoseconds: UInt64
+
+    private let scheduler: any LeakCheckScheduler
+    private let handler: @Sendable (Leak) -> Void
+    private let enabled = Atomic<Bool>(true)
+
+    /// Creates a detector.
+    ///
+    /// - Parameters:
+    ///   - graceNanoseconds: how long a detached object may live; 1 s by default.
+    ///   - scheduler: what runs the check once the grace has passed.
+    ///   - handler: what to do with each leak; one line on standard error by default.
+    public init(
+        graceNanoseconds: UInt64 = 1_000_000_000,
+        scheduler: any LeakCheckScheduler = GraceTimer.shared,
+        handler: @escaping @Sendable (Leak) -> Void = LeakDetector.logToStandardError
+    ) {
+        self.graceNanoseconds = graceNanoseconds
+        self.scheduler = scheduler
+        self.handler = handler
+    }
+
+    /// Whether `expectRelease` watches anything. Turning it off does not cancel checks already
+    /// scheduled.
+    public var isEnabled: Bool {
+        get { enabled.load(ordering: .relaxed) }
+        set { enabled.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Expects every object in `objects` to be released within the grace.
+    public func expectRelease(of objects: [AnyObject], node: String) {
+        guard isEnabled, !objects.isEmpty else { return }
+        let watched = objects.map { (WeakReference($0), String(describing: type(of: $0))) }
+        let grace = graceNanoseconds
+        let handler = self.handler
+        scheduler.schedule(afterNanoseconds: grace) {
+            for (reference, typeName) in watched where !reference.isReleased {
+                handler(Leak(node: node, typeName: typeName, graceNanoseconds: grace))
+            }
+        }
+    }
+
+    /// The default handler: one line on standard error.
+    public static let logToStandardError: @Sendable (Leak) -> Void = { leak in
+        StandardError.write("[nodes] leak: \(leak)\n")
+    }
+}
+
+/// Runs a check after a delay. ``GraceTimer`` is the real one.
+public protocol LeakCheckScheduler: Sendable {
+    /// Runs `work` once `nanoseconds` have passed.
+    func schedule(afterNanoseconds nanoseconds: UInt64, _ work: @escaping @Sendable () -> Void)
+}
+
+extension GraceTimer: LeakCheckScheduler {}

@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads the host's monotonic and wall clocks in nanoseconds.
+public enum MonotonicClock {
+    /// Nanoseconds of `CLOCK_MONOTONIC`: the timestamps of every event.
+    @inline(__always)
+    public static func now() -> UInt64 {
+        read(CLOCK_MONOTONIC)
+    }
+
+    /// Nanoseconds since the Unix epoch, for the handshake.
+    public static func wallNow() -> UInt64 {
+        read(CLOCK_REALTIME)
+    }
+
+    @inline(__always)
+    private static func read(_ clock: clockid_t) -> UInt64 {
+        var spec = timespec()
+        clock_gettime(clock, &spec)
+        return UInt64(truncatingIfNeeded: spec.tv_sec) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: spec.tv_nsec)
+    }
+}

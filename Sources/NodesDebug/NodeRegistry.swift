@@ -1,0 +1,185 @@
+/// The tracker's book of nodes: a plain value type with no locking and no clock, so that its
+/// rules (which events a change produces, when a record may be forgotten) are tested directly.
+///
+/// A record lives from attach until the node is detached and every one of its objects has been
+/// released; detached nodes with live objects stay, because they are the leak candidates that a
+/// snapshot must include.
+struct NodeRegistry {
+    struct Object {
+        var role: ObjectRole
+        var typeName: String
+        var isAlive: Bool
+        /// Set for objects that cannot report their own release; polled after detach.
+        var weak: WeakReference?
+    }
+
+    struct Record {
+        var parent: NodeID?
+        var kind: NodeKind
+        var name: String
+        var state: NodeState?
+        var attachedAt: UInt64
+        var detachedAt: UInt64?
+        var objects: [Object] = []
+        var aliveCount = 0
+        var children: [NodeID] = []
+        var principalKey: ObjectIdentifier?
+    }
+
+    /// A weak-watched object of a detached node, polled until it is gone.
+    struct PendingRelease {
+        var node: NodeID
+        var index: UInt16
+    }
+
+    private(set) var records: [NodeID: Record] = [:]
+    private(set) var pending: [PendingRelease] = []
+    /// Principal objects (the one passed to `attach`) by identity, for parent look-ups by object.
+    private var principals: [ObjectIdentifier: (object: WeakReference, node: NodeID)] = [:]
+
+    var count: Int { records.count }
+
+    func contains(_ node: NodeID) -> Bool { records[node] != nil }
+
+    func isAttached(_ node: NodeID) -> Bool { records[node].map { $0.detachedAt == nil } ?? false }
+
+    /// The node registered for the principal object with identity `key`, with a weak
+    /// reference to that object: the caller checks that it is still the same object, because an
+    /// identity is reused once its object is gone.
+    func principal(_ key: ObjectIdentifier) -> (object: WeakReference, node: NodeID)? {
+        principals[key]
+    }
+
+    mutating func attach(
+        _ node: NodeID, parent: NodeID?, kind: NodeKind, name: String, time: UInt64, principal: WeakReference?
+    ) -> DebugInformation.Change {
+        let knownParent = parent.flatMap { records[$0] != nil ? $0 : nil }
+        var record = Record(parent: parent, kind: kind, name: name, attachedAt: time)
+        if let principal {
+            principals[principal.key] = (principal, node)
+            record.principalKey = principal.key
+        }
+        records[node] = record
+        if let knownParent { records[knownParent]?.children.append(node) }
+        return .attached(parent: parent, kind: kind, name: name)
+    }
+
+    /// Adds an object; returns its index, or nil when the node is unknown or full.
+    mutating func addObject(to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?) -> UInt16? {
+        guard var record = records[node], record.objects.count < Int(UInt16.max) else { return nil }
+        let index = UInt16(record.objects.count)
+        record.objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak))
+        record.aliveCount += 1
+        let detached = record.detachedAt != nil
+        records[node] = record
+        if detached, weak != nil { pending.append(PendingRelease(node: node, index: index)) }
+        return index
+    }
+
+    mutating func setState(_ state: NodeState, of node: NodeID) -> Bool {
+        guard records[node] != nil else { return false }
+        records[node]?.state = state
+        return true
+    }
+
+    /// Detaches `node` and, deepest first, any descendant still attached. Returns the ids in
+    /// the order their `detached` events must be emitted.
+    mutating func detach(_ node: NodeID, time: UInt64) -> [NodeID] {
+        guard let record = records[node], record.detachedAt == nil else { return [] }
+        var order: [NodeID] = []
+        for child in record.children.reversed() {
+            order += detach(child, time: time)
+        }
+        records[node]?.detachedAt = time
+        order.append(node)
+        for (index, object) in record.objects.enumerated() where object.isAlive && object.weak != nil {
+            pending.append(PendingRelease(node: node, index: UInt16(index)))
+        }
+        forgetIfReleased(node)
+        return order
+    }
+
+    /// Marks an object released. Returns its role and type name when this changed anything.
+    mutating func release(_ node: NodeID, index: UInt16) -> (role: ObjectRole, typeName: String)? {
+        guard var record = records[node], Int(index) < record.objects.count, record.objects[Int(index)].isAlive
+        else { return nil }
+        record.objects[Int(index)].isAlive = false
+        record.objects[Int(index)].weak = nil
+        record.aliveCount -= 1
+        let object = record.objects[Int(index)]
+        records[node] = record
+        forgetIfReleased(node)
+        return (object.role, object.typeName)
+    }
+
+    /// Checks the weak-watched objects of detached nodes, marks those found deallocated as
+    /// released and returns them; the rest stay pending.
+    mutating func collectDeallocated() -> [(node: NodeID, index: UInt16, role: ObjectRole, typeName: String)] {
+        guard !pending.isEmpty else { return [] }
+        var gone: [PendingRelease] = []
+        var still: [PendingRelease] = []
+        for entry in pending {
+            guard let record = records[entry.node], Int(entry.index) < record.objects.count,
+                  record.objects[Int(entry.index)].isAlive
+            else { continue }
+            if record.objects[Int(entry.index)].weak?.isReleased ?? true {
+                gone.append(entry)
+            } else {
+                still.append(entry)
+            }
+        }
+        pending = still
+        return gone.compactMap { entry in
+            release(entry.node, index: entry.index).map { (entry.node, entry.index, $0.role, $0.typeName) }
+        }
+    }
+
+    /// Every record in attach order.
+    func snapshotNodes() -> [NodeSnapshot] {
+        records.keys.sorted().compactMap { id in
+            guard let record = records[id] else { return nil }
+            return NodeSnapshot(
+                id: id, parent: record.parent, kind: record.kind, name: record.name, state: record.state,
+                attachedAt: record.attachedAt, detachedAt: record.detachedAt,
+                objects: record.objects.enumerated().map { index, object in
+                    ObjectSnapshot(
+                        index: UInt16(index), role: object.role, typeName: object.typeName, isAlive: object.isAlive)
+                })
+        }
+    }
+
+    /// Detached nodes that still have live objects, with their detach times.
+    func detachedAlive() -> [(node: NodeID, detachedAt: UInt64)] {
+        records.compactMap { id, record in record.detachedAt.map { (id, $0) } }
+    }
+
+    private mutating func forgetIfReleased(_ node: NodeID) {
+        guard let record = records[node], record.detachedAt != nil, record.aliveCount == 0 else { return }
+        records[node] = nil
+        if let parent = record.parent { records[parent]?.children.removeAll { $0 == node } }
+        // Children keep their parent id: a ghost stays under its former parent in every view.
+        if let key = record.principalKey, principals[key]?.node == node { principals[key] = nil }
+    }
+}
+
+/// A weak reference to any object, for watching objects that cannot report their own release.
+///
+/// It is only ever nil-checked or compared by identity, never used to call the object, and a
+/// weak load is atomic in the Swift runtime: that is what makes it safe to share.
+public struct WeakReference: @unchecked Sendable {
+    private weak var referent: AnyObject?
+    /// The identity of the object when it was referenced.
+    public let key: ObjectIdentifier
+
+    /// References `object` weakly.
+    public init(_ object: AnyObject) {
+        self.referent = object
+        self.key = ObjectIdentifier(object)
+    }
+
+    /// Whether the object has been deallocated.
+    public var isReleased: Bool { referent == nil }
+
+    /// Whether the reference still points at `object` (identities are reused after release).
+    public func refers(to object: AnyObject) -> Bool { referent === object }
+}

@@ -1,0 +1,223 @@
+import Synchronization
+
+/// The generic tracking API: the one place where a node tree is reported, by the Nodes runtime
+/// and by any other architecture (RIBs, VIPER, Builder-Feature-Graph, event modules).
+///
+/// A tracker keeps the current tree (attached nodes, and detached nodes whose objects are still
+/// alive), numbers every change, and hands each one to its sinks. While it is not recording,
+/// every call returns after one branch.
+///
+/// ```swift
+/// let tracker = NodeTracker.current
+/// let id = tracker.attach(router, role: .router, parent: parentID, kind: .router)
+/// tracker.watch(interactor, role: .interactor, in: id)
+/// tracker.setState(.active, of: id)
+/// tracker.detach(id)
+/// ```
+///
+/// Thread safety: every method may be called from any thread. Sinks are called in sequence
+/// order under the tracker's lock.
+public final class NodeTracker: Sendable {
+    /// The process-wide tracker that the runtime reports to and the agent reads.
+    public static let shared = NodeTracker()
+
+    /// The tracker that newly created nodes report to: ``shared`` unless a task binds another,
+    /// which tests do to observe their own nodes only.
+    @TaskLocal public static var current: NodeTracker = .shared
+
+    private struct State {
+        var registry = NodeRegistry()
+        var sequence: UInt64 = 0
+        var sinks: [any DebugSink] = []
+        var typeNames: [ObjectIdentifier: String] = [:]
+    }
+
+    private let recording = Atomic<Bool>(false)
+    private let state = Mutex(State())
+    private let poller = ReleasePoller()
+
+    /// Creates a tracker that is not recording.
+    public init() {}
+
+    deinit {
+        poller.stop()
+    }
+
+    // MARK: Recording and sinks
+
+    /// Whether changes are being recorded. When false, every reporting call is one branch.
+    @inline(__always)
+    public var isRecording: Bool { recording.load(ordering: .relaxed) }
+
+    /// Starts keeping the tree. Nodes attached before this call are not known.
+    public func startRecording() {
+        recording.store(true, ordering: .releasing)
+    }
+
+    /// Stops recording and forgets the tree and the sinks.
+    public func stopRecording() {
+        recording.store(false, ordering: .releasing)
+        state.withLock { $0 = State() }
+    }
+
+    /// Adds a sink and starts recording.
+    public func addSink(_ sink: any DebugSink) {
+        state.withLock { $0.sinks.append(sink) }
+        startRecording()
+    }
+
+    /// Removes a sink added before.
+    public func removeSink(_ sink: any DebugSink) {
+        state.withLock { $0.sinks.removeAll { $0 === sink } }
+    }
+
+    // MARK: Reporting
+
+    /// Attaches a new node whose principal object is `object` under `parent` (`nil` for a root).
+    /// The principal object becomes object 0 of the node and is watched for release.
+    ///
+    /// - Parameters:
+    ///   - name: how the node reads in a tree; the object's type name when nil.
+    /// - Returns: the new node's id (a fresh id even when not recording).
+    @discardableResult
+    public func attach(
+        _ object: AnyObject, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil
+    ) -> NodeID {
+        let id = NodeID.next()
+        guard isRecording else { return id }
+        let typeName = typeName(of: object)
+        let nodeName = name ?? typeName
+        let principal = WeakReference(object)
+        state.withLock { state in
+            let change = state.registry.attach(
+                id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal)
+            Self.emit(change, for: id, in: &state)
+        }
+        watch(object, role: role, in: id)
+        return id
+    }
+
+    /// Attaches a new node under the node whose principal object is `parentObject`.
+    @discardableResult
+    public func attach(
+        _ object: AnyObject, role: ObjectRole, under parentObject: AnyObject?, kind: NodeKind, name: String? = nil
+    ) -> NodeID {
+        attach(object, role: role, parent: parentObject.flatMap(node(for:)), kind: kind, name: name)
+    }
+
+    /// Watches `object` as one of the objects of `node`, so that its release is reported.
+    /// Objects that adopt ``TrackedObject`` report from `deinit`; others are polled through
+    /// a weak reference after the node is detached.
+    public func watch(_ object: AnyObject, role: ObjectRole, in node: NodeID) {
+        guard isRecording else { return }
+        let typeName = typeName(of: object)
+        let reporter = object as? TrackedObject
+        let canReport = reporter != nil
+        // An object already reporting for another live registration is watched weakly here.
+        let owner = reporter?.trackingHandle
+        let weak = WeakReference(object)
+        let index: UInt16? = state.withLock { state in
+            let ownedElsewhere = owner.map { $0.tracker === self && state.registry.contains($0.node) } ?? false
+            let usesHandle = canReport && !ownedElsewhere
+            guard let index = state.registry.addObject(
+                to: node, role: role, typeName: typeName, weak: usesHandle ? nil : weak)
+            else { return nil }
+            Self.emit(.objectAdded(index: index, role: role, typeName: typeName), for: node, in: &state)
+            return usesHandle ? index : nil
+        }
+        if let index, let reporter {
+            reporter.trackingHandle = TrackingHandle(tracker: self, node: node, index: index)
+        }
+    }
+
+    /// Records a lifecycle state of `node`.
+    public func setState(_ newState: NodeState, of node: NodeID) {
+        guard isRecording else { return }
+        state.withLock { state in
+            guard state.registry.setState(newState, of: node) else { return }
+            Self.emit(.stateChanged(newState), for: node, in: &state)
+        }
+    }
+
+    /// Detaches `node` (and any descendant still attached). From now on each of its objects is
+    /// expected to be released.
+    public func detach(_ node: NodeID) {
+        guard isRecording else { return }
+        let hasPending = state.withLock { state in
+            for id in state.registry.detach(node, time: MonotonicClock.now()) {
+                Self.emit(.detached, for: id, in: &state)
+            }
+            return !state.registry.pending.isEmpty
+        }
+        if hasPending { poller.wake(self) }
+    }
+
+    /// Detaches the node whose principal object is `object`.
+    public func detach(_ object: AnyObject) {
+        guard isRecording, let node = node(for: object) else { return }
+        detach(node)
+    }
+
+    /// The live node whose principal object is `object`.
+    public func node(for object: AnyObject) -> NodeID? {
+        guard isRecording else { return nil }
+        let key = ObjectIdentifier(object)
+        guard let entry = state.withLock({ $0.registry.principal(key) }), entry.object.refers(to: object) else {
+            return nil
+        }
+        return entry.node
+    }
+
+    /// Records that object `index` of `node` was deallocated. ``TrackingHandle`` calls this.
+    func objectReleased(node: NodeID, index: UInt16) {
+        guard isRecording else { return }
+        state.withLock { state in
+            guard let (role, typeName) = state.registry.release(node, index: index) else { return }
+            Self.emit(.released(index: index, role: role, typeName: typeName), for: node, in: &state)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The whole current tree, consistent with every event up to its `sequence`.
+    public func snapshot() -> TreeSnapshot {
+        _ = pollReleases()
+        return state.withLock { TreeSnapshot(sequence: $0.sequence, nodes: $0.registry.snapshotNodes()) }
+    }
+
+    /// Detached nodes that still have live objects, with their detach times (host monotonic ns).
+    public func detachedAwaitingRelease() -> [(node: NodeID, detachedAt: UInt64)] {
+        _ = pollReleases()
+        return state.withLock { $0.registry.detachedAlive() }
+    }
+
+    /// Checks weak-watched objects of detached nodes now, emitting a release for each one gone.
+    /// Returns how many are still pending. The poller thread calls this periodically.
+    @discardableResult
+    public func pollReleases() -> Int {
+        state.withLock { state in
+            for gone in state.registry.collectDeallocated() {
+                Self.emit(.released(index: gone.index, role: gone.role, typeName: gone.typeName), for: gone.node, in: &state)
+            }
+            return state.registry.pending.count
+        }
+    }
+
+    // MARK: Private
+
+    private static func emit(_ change: DebugInformation.Change, for node: NodeID, in state: inout State) {
+        state.sequence &+= 1
+        guard !state.sinks.isEmpty else { return }
+        let event = DebugInformation(sequence: state.sequence, time: MonotonicClock.now(), node: node, change: change)
+        for sink in state.sinks { sink.receive(event) }
+    }
+
+    private func typeName(of object: AnyObject) -> String {
+        let type: any AnyObject.Type = Swift.type(of: object)
+        let key = ObjectIdentifier(type)
+        if let cached = state.withLock({ $0.typeNames[key] }) { return cached }
+        let name = String(describing: type)
+        state.withLock { $0.typeNames[key] = name }
+        return name
+    }
+}

@@ -1,0 +1,30 @@
+/// What an object registered with a node needs in order to report on itself: the tracker, the
+/// node, and the object's index in the node.
+public struct TrackingHandle: Sendable {
+    /// The tracker the object was registered with.
+    public let tracker: NodeTracker
+    /// The node the object belongs to.
+    public let node: NodeID
+    /// The object's index within the node.
+    public let index: UInt16
+
+    /// Tells the tracker that the object is gone. Call it from `deinit`.
+    public func reportRelease() {
+        tracker.objectReleased(node: node, index: index)
+    }
+
+    /// Reports a lifecycle state of the object's node.
+    public func reportState(_ state: NodeState) {
+        tracker.setState(state, of: node)
+    }
+}
+
+/// An object that reports its own release from `deinit`, which is exact and costs nothing while
+/// it lives. The runtime's base classes (`AbstractFlow`, `AbstractContext`, `AbstractWorker`,
+/// `HeadlessViewController`) adopt it; any other object is watched through a weak reference.
+///
+/// An adopter stores the handle and, in `deinit`, calls `trackingHandle?.reportRelease()`.
+public protocol TrackedObject: AnyObject {
+    /// Set by the tracker when the object is registered with a node.
+    var trackingHandle: TrackingHandle? { get set }
+}

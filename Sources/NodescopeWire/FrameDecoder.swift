@@ -1,0 +1,128 @@
+/// Splits a byte stream into frames and decodes them into ``WireMessage``s.
+///
+/// Feed the bytes as they arrive, in chunks of any size, then call ``next()`` until it returns
+/// `nil`:
+///
+/// ```swift
+/// decoder.feed(chunk)
+/// while let message = try decoder.next() { handle(message) }
+/// ```
+///
+/// The decoder never traps, whatever the input. It checks a frame's length as soon as the four
+/// length bytes are in and its type as soon as the type byte is in, so an oversized frame or an
+/// unknown type fails without waiting for the payload. It keeps at most the unconsumed bytes:
+/// consumed frames are dropped from the buffer on the next ``feed(_:)-(C)``, so a caller that
+/// drains with ``next()`` after every feed buffers at most one partial frame plus one chunk.
+///
+/// After ``next()`` throws, the decoder is poisoned: every later call throws the same error and
+/// fed bytes are ignored. The connection should be closed.
+public struct FrameDecoder: Sendable {
+    private var buffer: [UInt8] = []
+    /// The index in `buffer` of the first byte not yet consumed.
+    private var readIndex = 0
+    private var failure: WireError?
+
+    /// Creates a decoder at the start of a stream.
+    public init() {}
+
+    /// The number of bytes received but not yet consumed as frames.
+    public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// The error that poisoned the decoder, if any.
+    public var error: WireError? { failure }
+
+    /// Appends received bytes.
+    public mutating func feed<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        guard failure == nil else { return }
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Appends received bytes from raw memory, such as a socket read buffer.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+        guard failure == nil else { return }
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Returns the next complete message, or `nil` if more bytes are needed.
+    ///
+    /// - Throws: ``WireError`` when the stream violates the protocol; the same error again on
+    ///   every later call.
+    public mutating func next() throws(WireError) -> WireMessage? {
+        if let failure { throw failure }
+        do {
+            return try decodeNext()
+        } catch {
+            failure = error
+            buffer = []
+            readIndex = 0
+            throw error
+        }
+    }
+
+    /// Checks that the stream ended on a frame boundary; call it when the peer closes.
+    ///
+    /// - Throws: ``WireError/Code/truncatedPayload`` if a partial frame is buffered, or the
+    ///   error that poisoned the decoder.
+    public mutating func finish() throws(WireError) {
+        if let failure { throw failure }
+        let pending = bufferedByteCount
+        guard pending == 0 else {
+            let error = WireError(.truncatedPayload, "stream ended inside a frame, \(pending) bytes after the last complete frame")
+            failure = error
+            throw error
+        }
+    }
+
+    private mutating func decodeNext() throws(WireError) -> WireMessage? {
+        let available = buffer.count - readIndex
+        guard available >= 4 else { return nil }
+
+        let length = Int(readLength())
+        guard length <= WireLimits.maxFrameLength else {
+            throw WireError(.frameTooLarge, "frame of \(length) bytes exceeds the \(WireLimits.maxFrameLength)-byte limit")
+        }
+        guard length >= 1 else {
+            throw WireError(.emptyFrame, "frame of length 0 has no type byte")
+        }
+        guard available >= WireLimits.frameHeaderBytes else { return nil }
+
+        let typeByte = buffer[readIndex + 4]
+        guard let type = FrameType(rawValue: typeByte) else {
+            throw WireError(.unknownType, "unknown frame type 0x\(ByteReader.hex(typeByte))")
+        }
+        let frameEnd = readIndex + 4 + length
+        guard frameEnd <= buffer.count else { return nil }
+
+        let payloadStart = readIndex + WireLimits.frameHeaderBytes
+        // `withUnsafeBytes` only rethrows untyped errors, so the typed error travels in a Result.
+        let result = buffer.withUnsafeBytes { all in
+            Result { () throws(WireError) -> WireMessage in
+                try PayloadDecoder.decode(type, payload: UnsafeRawBufferPointer(rebasing: all[payloadStart..<frameEnd]))
+            }
+        }
+        let message = try result.get()
+        readIndex = frameEnd
+        return message
+    }
+
+    /// The little-endian u32 at `readIndex`; the caller has checked that four bytes are there.
+    private func readLength() -> UInt32 {
+        UInt32(buffer[readIndex])
+            | UInt32(buffer[readIndex + 1]) << 8
+            | UInt32(buffer[readIndex + 2]) << 16
+            | UInt32(buffer[readIndex + 3]) << 24
+    }
+
+    /// Drops the consumed bytes, keeping the capacity for the next chunk.
+    private mutating func compact() {
+        guard readIndex > 0 else { return }
+        if readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else {
+            buffer.removeSubrange(0..<readIndex)
+        }
+        readIndex = 0
+    }
+}

@@ -1,0 +1,40 @@
+/// The type byte of every frame defined by protocol version 1.
+///
+/// The ranges are fixed: `0x01...0x0F` handshake, `0x10...0x3F` host stream, `0x40...0x5F` control.
+/// Any other byte is an unknown type, and a version 1 peer closes the connection on it.
+public enum FrameType: UInt8, Sendable, CaseIterable {
+    /// ``Hello``, sent first by a host or a client.
+    case hello = 0x01
+    /// ``HelloAccepted``, the collector's answer to an acceptable hello.
+    case helloAccepted = 0x02
+    /// ``HelloRefused``, the collector's answer to a hello it will not serve.
+    case helloRefused = 0x03
+    /// ``DefineStringFrame``: an interned string.
+    case defineString = 0x10
+    /// ``SnapshotBeginFrame``: a full snapshot follows.
+    case snapshotBegin = 0x11
+    /// The end of a snapshot.
+    case snapshotEnd = 0x12
+    /// ``NodeAttachedFrame``.
+    case nodeAttached = 0x13
+    /// ``ObjectAddedFrame``.
+    case objectAdded = 0x14
+    /// ``StateChangedFrame``.
+    case stateChanged = 0x15
+    /// ``NodeDetachedFrame``.
+    case nodeDetached = 0x16
+    /// ``ObjectReleasedFrame``.
+    case objectReleased = 0x17
+    /// Events were lost; a snapshot follows.
+    case dropped = 0x18
+    /// The host ends its stream normally.
+    case goodbye = 0x19
+    /// An optional keep-alive.
+    case heartbeat = 0x1A
+    /// ``ControlRequestFrame``, client to collector.
+    case request = 0x40
+    /// ``ControlResponseFrame``, collector to client.
+    case response = 0x41
+    /// ``ControlEventFrame``, collector to a subscribed client.
+    case event = 0x42
+}

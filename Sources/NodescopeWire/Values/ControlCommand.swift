@@ -1,0 +1,13 @@
+/// What a client asks of the collector in a ``ControlRequestFrame``.
+public enum ControlCommand: UInt8, Sendable, CaseIterable {
+    /// List the connected host processes.
+    case listProcesses = 1
+    /// The node tree of one host, once.
+    case tree = 2
+    /// The leak report of one host.
+    case leaks = 3
+    /// Start receiving the changes of one host as event frames.
+    case subscribe = 4
+    /// Stop a subscription.
+    case unsubscribe = 5
+}

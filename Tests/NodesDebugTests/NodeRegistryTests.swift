@@ -1,0 +1,76 @@
+@testable import NodesDebug
+import Testing
+
+@Suite("NodeRegistry: the tracker's rules without locks or clocks")
+struct NodeRegistryTests {
+    final class Object {}
+
+    @Test func keepsDetachedNodeUntilEveryObjectIsReleased() {
+        var registry = NodeRegistry()
+        let root = NodeID(rawValue: 1)
+        _ = registry.attach(root, parent: nil, kind: .flow, name: "Root", time: 10, principal: nil)
+        #expect(registry.addObject(to: root, role: .flow, typeName: "RootFlow", weak: nil) == 0)
+        #expect(registry.addObject(to: root, role: .context, typeName: "RootContext", weak: nil) == 1)
+
+        #expect(registry.detach(root, time: 20) == [root])
+        #expect(registry.contains(root))
+        #expect(registry.release(root, index: 0)?.role == .flow)
+        #expect(registry.contains(root))
+        #expect(registry.release(root, index: 1)?.typeName == "RootContext")
+        #expect(!registry.contains(root))
+    }
+
+    @Test func releaseIsReportedOnceAndUnknownIndicesAreIgnored() {
+        var registry = NodeRegistry()
+        let node = NodeID(rawValue: 7)
+        _ = registry.attach(node, parent: nil, kind: .flow, name: "A", time: 0, principal: nil)
+        _ = registry.addObject(to: node, role: .flow, typeName: "A", weak: nil)
+        #expect(registry.release(node, index: 0) != nil)
+        #expect(registry.release(node, index: 0) == nil)
+        #expect(registry.release(node, index: 9) == nil)
+        #expect(registry.release(NodeID(rawValue: 99), index: 0) == nil)
+    }
+
+    @Test func detachingAParentDetachesAttachedDescendantsDeepestFirst() {
+        var registry = NodeRegistry()
+        let (a, b, c, d) = (NodeID(rawValue: 1), NodeID(rawValue: 2), NodeID(rawValue: 3), NodeID(rawValue: 4))
+        _ = registry.attach(a, parent: nil, kind: .router, name: "A", time: 0, principal: nil)
+        _ = registry.attach(b, parent: a, kind: .router, name: "B", time: 0, principal: nil)
+        _ = registry.attach(c, parent: b, kind: .router, name: "C", time: 0, principal: nil)
+        _ = registry.attach(d, parent: a, kind: .router, name: "D", time: 0, principal: nil)
+        for node in [a, b, c, d] { _ = registry.addObject(to: node, role: .router, typeName: "R", weak: nil) }
+        #expect(registry.detach(a, time: 5) == [d, c, b, a])
+        #expect(registry.detach(a, time: 6) == [])
+    }
+
+    @Test func weakWatchedObjectsOfDetachedNodesArePolled() {
+        var registry = NodeRegistry()
+        let node = NodeID(rawValue: 3)
+        var object: Object? = Object()
+        _ = registry.attach(node, parent: nil, kind: .module, name: "M", time: 0, principal: nil)
+        _ = registry.addObject(to: node, role: .module, typeName: "Object", weak: WeakReference(object!))
+        #expect(registry.collectDeallocated().isEmpty)
+        _ = registry.detach(node, time: 1)
+        #expect(registry.collectDeallocated().isEmpty)
+        #expect(registry.pending.count == 1)
+        object = nil
+        let gone = registry.collectDeallocated()
+        #expect(gone.map(\.index) == [0])
+        #expect(registry.pending.isEmpty)
+        #expect(!registry.contains(node))
+        _ = object
+    }
+
+    @Test func ghostsKeepTheirFormerParent() {
+        var registry = NodeRegistry()
+        let (parent, child) = (NodeID(rawValue: 1), NodeID(rawValue: 2))
+        _ = registry.attach(parent, parent: nil, kind: .flow, name: "P", time: 0, principal: nil)
+        _ = registry.attach(child, parent: parent, kind: .flow, name: "C", time: 0, principal: nil)
+        _ = registry.addObject(to: parent, role: .flow, typeName: "P", weak: nil)
+        _ = registry.addObject(to: child, role: .flow, typeName: "C", weak: nil)
+        _ = registry.detach(parent, time: 1)
+        _ = registry.release(parent, index: 0)
+        #expect(!registry.contains(parent))
+        #expect(registry.snapshotNodes().map(\.parent) == [parent])
+    }
+}
