@@ -25,9 +25,16 @@ let package = Package(
 
         .executableTarget(name: "sample-nodes", dependencies: ["Nodes"], path: "Samples/sample-nodes"),
 
+        // Real processes for the agent's end-to-end tests: a scripted host and a minimal listener.
+        .executableTarget(name: "test-host", dependencies: ["Nodes"], path: "Tests/Support/TestHost"),
+        .executableTarget(name: "test-listener", dependencies: ["NodescopeWire"], path: "Tests/Support/TestListener"),
+
         .testTarget(name: "NodescopeWireTests", dependencies: ["NodescopeWire"], exclude: ["Fixtures"]),
         .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTesting"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
+        .testTarget(
+            name: "NodescopeAgentTests",
+            dependencies: ["NodesDebug", "NodescopeWire", "NodesTesting", "test-host", "test-listener"]),
     ],
     swiftLanguageModes: [.v6]
 )

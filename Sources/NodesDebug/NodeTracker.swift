@@ -19,7 +19,14 @@ import Synchronization
 /// order under the tracker's lock.
 public final class NodeTracker: Sendable {
     /// The process-wide tracker that the runtime reports to and the agent reads.
-    public static let shared = NodeTracker()
+    ///
+    /// It is created at the first node event of the process, which is when the agent reads the
+    /// environment (`NODESCOPE_SOCKET`, `NODESCOPE`) and, if asked, starts.
+    public static let shared: NodeTracker = {
+        let tracker = NodeTracker()
+        NodescopeAgent.startFromEnvironment(tracker: tracker)
+        return tracker
+    }()
 
     /// The tracker that newly created nodes report to: ``shared`` unless a task binds another,
     /// which tests do to observe their own nodes only.
@@ -183,6 +190,11 @@ public final class NodeTracker: Sendable {
     public func snapshot() -> TreeSnapshot {
         _ = pollReleases()
         return state.withLock { TreeSnapshot(sequence: $0.sequence, nodes: $0.registry.snapshotNodes()) }
+    }
+
+    /// The sequence number of the latest event.
+    public var currentSequence: UInt64 {
+        state.withLock { $0.sequence }
     }
 
     /// Detached nodes that still have live objects, with their detach times (host monotonic ns).

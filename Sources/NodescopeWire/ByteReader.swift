@@ -125,7 +125,7 @@ struct ByteReader {
         guard count <= remaining else {
             throw WireError(
                 .truncatedPayload,
-                "\(frameType) payload ends inside \(field): needs \(count) more bytes at offset \(offset), has \(remaining)"
+                "\(frameType) payload ends inside \(field): needs \(count) bytes at offset \(offset), has \(remaining)"
             )
         }
     }

@@ -10,9 +10,10 @@
 ///
 /// The decoder never traps, whatever the input. It checks a frame's length as soon as the four
 /// length bytes are in and its type as soon as the type byte is in, so an oversized frame or an
-/// unknown type fails without waiting for the payload. It keeps at most the unconsumed bytes:
-/// consumed frames are dropped from the buffer on the next ``feed(_:)-(C)``, so a caller that
-/// drains with ``next()`` after every feed buffers at most one partial frame plus one chunk.
+/// unknown type fails without waiting for the payload. Consumed frames are dropped from the
+/// buffer on the next feed, so a caller that drains with ``next()`` after every feed holds at
+/// most one partial frame plus the chunk it just fed. Decoding allocates only for the strings
+/// and bodies of the messages it returns.
 ///
 /// After ``next()`` throws, the decoder is poisoned: every later call throws the same error and
 /// fed bytes are ignored. The connection should be closed.
@@ -27,6 +28,9 @@ public struct FrameDecoder: Sendable {
 
     /// The number of bytes received but not yet consumed as frames.
     public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// The bytes held in memory, consumed or not (for tests of the buffering bound).
+    var storageByteCount: Int { buffer.count }
 
     /// The error that poisoned the decoder, if any.
     public var error: WireError? { failure }

@@ -1,7 +1,7 @@
 /// Turns ``WireMessage``s into frames: a u32 little-endian length, the type byte, the payload.
 ///
-/// The encoder computes each frame's exact size, grows the caller's buffer once and writes the
-/// fields in place; it allocates nothing else, so a writer can reuse one buffer for many frames.
+/// The encoder computes each frame's exact size, reserves room for it in the caller's buffer and
+/// appends the fields; it allocates nothing else, so a writer can reuse one buffer for many frames.
 /// It never traps on any message and never produces a frame that a ``FrameDecoder`` would
 /// reject for its size:
 /// - a `str` field longer than ``WireLimits/maxStringBytes`` UTF-8 bytes is cut to the longest
@@ -18,21 +18,18 @@ public struct FrameEncoder: Sendable {
     /// Appends one complete frame holding `message` to `buffer`.
     public mutating func encode(_ message: WireMessage, into buffer: inout [UInt8]) {
         let payloadSize = FrameEncoder.payloadSize(of: message)
-        let frameSize = WireLimits.frameHeaderBytes + payloadSize
-        let start = buffer.count
-        let needed = start + frameSize
+        let needed = buffer.count + WireLimits.frameHeaderBytes + payloadSize
         if needed > buffer.capacity {
             // Grow geometrically: an exact reservation per frame would reallocate every time.
             buffer.reserveCapacity(Swift.max(needed, buffer.capacity * 2))
         }
-        buffer.append(contentsOf: repeatElement(0, count: frameSize))
-        buffer.withUnsafeMutableBytes { all in
-            guard let base = all.baseAddress else { return }
-            var writer = ByteWriter(base: base + start, capacity: frameSize)
-            writer.write(UInt32(truncatingIfNeeded: 1 + payloadSize))
-            writer.write(message.frameType.rawValue)
-            FrameEncoder.writePayload(of: message, to: &writer)
-        }
+        var writer = ByteWriter(bytes: [])
+        swap(&writer.bytes, &buffer)
+        defer { swap(&writer.bytes, &buffer) }
+        writer.write(UInt32(truncatingIfNeeded: 1 + payloadSize))
+        writer.write(message.frameType.rawValue)
+        FrameEncoder.writePayload(of: message, to: &writer)
+        assert(writer.bytes.count == needed, "payloadSize disagrees with writePayload for \(message.frameType)")
     }
 
     /// Returns one complete frame holding `message`.

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Fixture sessions on disk")
 struct FixtureTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let directory = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("Fixtures")
     static let updating = ProcessInfo.processInfo.environment["NODESCOPE_UPDATE_SNAPSHOTS"] == "1"
 
     static func fixtureFiles() throws -> [URL] {
@@ -57,6 +57,13 @@ struct FixtureTests {
         var snapshotSequence: UInt64?
         var nodesInSnapshot: UInt32 = 0
         var expectSnapshot = true
+        var lastSequence: UInt64?
+        // Deltas carry strictly increasing sequences, above the sequence of the last snapshot.
+        func delta(_ sequence: UInt64) {
+            #expect(!expectSnapshot, "a delta before the snapshot")
+            if let lastSequence { #expect(sequence > lastSequence, "sequence \(sequence) after \(lastSequence)") }
+            lastSequence = sequence
+        }
         for message in messages.dropFirst() {
             switch message {
             case .defineString(let definition):
@@ -69,24 +76,26 @@ struct FixtureTests {
                 #expect(sequence == snapshotSequence)
                 #expect(nodesInSnapshot == 0, "snapshot announced more nodes than it sent")
                 snapshotSequence = nil
+                lastSequence = sequence
             case .dropped:
                 expectSnapshot = true
             case .nodeAttached(let attached):
-                #expect(!expectSnapshot, "event before the snapshot")
                 #expect(defined.contains(attached.kindStringID))
                 if let snapshotSequence {
                     #expect(attached.sequence == snapshotSequence)
                     nodesInSnapshot -= 1
+                } else {
+                    delta(attached.sequence)
                 }
             case .objectAdded(let added):
                 #expect(defined.contains(added.roleStringID) && defined.contains(added.typeNameStringID))
-                if let snapshotSequence { #expect(added.sequence == snapshotSequence) }
+                if let snapshotSequence { #expect(added.sequence == snapshotSequence) } else { delta(added.sequence) }
             case .stateChanged(let changed):
-                if let snapshotSequence { #expect(changed.sequence == snapshotSequence) }
+                if let snapshotSequence { #expect(changed.sequence == snapshotSequence) } else { delta(changed.sequence) }
             case .nodeDetached(let detached):
-                if let snapshotSequence { #expect(detached.sequence == snapshotSequence) }
+                if let snapshotSequence { #expect(detached.sequence == snapshotSequence) } else { delta(detached.sequence) }
             case .objectReleased(let released):
-                if let snapshotSequence { #expect(released.sequence == snapshotSequence) }
+                if let snapshotSequence { #expect(released.sequence == snapshotSequence) } else { delta(released.sequence) }
             default:
                 break
             }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("docs/PROTOCOL.md stays true to the encoder")
 struct ProtocolDocTests {
-    static let documentURL = URL(fileURLWithPath: #filePath)
+    static let documentURL = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/PROTOCOL.md")
     static let beginMarker = "<!-- BEGIN GENERATED HEX DUMP (ProtocolDocTests) -->\n```text\n"
@@ -16,14 +16,14 @@ struct ProtocolDocTests {
         (.collectorToHost, .helloAccepted(HelloAccepted(graceNanos: 1_000_000_000, holdExit: true, collectorMonotonicNanos: 5_000_200_000))),
         (.hostToCollector, .defineString(DefineStringFrame(stringID: 1, value: "AppFlow"))),
         (.hostToCollector, .defineString(DefineStringFrame(stringID: 2, value: "flow"))),
-        (.hostToCollector, .snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 1))),
-        (.hostToCollector, .nodeAttached(NodeAttachedFrame(sequence: 0, timeNanos: 4_000_000_000, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0))),
-        (.hostToCollector, .objectAdded(ObjectAddedFrame(sequence: 0, timeNanos: 4_000_000_000, nodeID: 1, objectIndex: 0, roleStringID: 2, typeNameStringID: 1))),
-        (.hostToCollector, .stateChanged(StateChangedFrame(sequence: 0, timeNanos: 4_000_000_000, nodeID: 1, state: .active))),
-        (.hostToCollector, .snapshotEnd(sequence: 0)),
-        (.hostToCollector, .stateChanged(StateChangedFrame(sequence: 1, timeNanos: 6_000_000_000, nodeID: 1, state: .ended))),
-        (.hostToCollector, .nodeDetached(NodeDetachedFrame(sequence: 2, timeNanos: 6_000_000_000, nodeID: 1))),
-        (.hostToCollector, .objectReleased(ObjectReleasedFrame(sequence: 3, timeNanos: 6_000_050_000, nodeID: 1, objectIndex: 0))),
+        (.hostToCollector, .snapshotBegin(SnapshotBeginFrame(sequence: 3, nodeCount: 1))),
+        (.hostToCollector, .nodeAttached(NodeAttachedFrame(sequence: 3, timeNanos: 4_000_000_000, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0))),
+        (.hostToCollector, .objectAdded(ObjectAddedFrame(sequence: 3, timeNanos: 4_000_000_000, nodeID: 1, objectIndex: 0, roleStringID: 2, typeNameStringID: 1))),
+        (.hostToCollector, .stateChanged(StateChangedFrame(sequence: 3, timeNanos: 4_000_000_000, nodeID: 1, state: .active))),
+        (.hostToCollector, .snapshotEnd(sequence: 3)),
+        (.hostToCollector, .stateChanged(StateChangedFrame(sequence: 4, timeNanos: 6_000_000_000, nodeID: 1, state: .ended))),
+        (.hostToCollector, .nodeDetached(NodeDetachedFrame(sequence: 5, timeNanos: 6_000_000_000, nodeID: 1))),
+        (.hostToCollector, .objectReleased(ObjectReleasedFrame(sequence: 6, timeNanos: 6_000_050_000, nodeID: 1, objectIndex: 0))),
         (.hostToCollector, .goodbye(.normalExit)),
     ]
 

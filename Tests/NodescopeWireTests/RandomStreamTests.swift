@@ -33,6 +33,8 @@ struct RandomStreamTests {
             }
             let end = min(offset + size, stream.count)
             decoder.feed(stream[offset..<end])
+            // Consumed bytes are gone: at most one partial frame plus the new chunk is held.
+            #expect(decoder.storageByteCount < 4 + WireLimits.maxFrameLength + (end - offset))
             offset = end
             while let message = try decoder.next() {
                 decoded.append(message)

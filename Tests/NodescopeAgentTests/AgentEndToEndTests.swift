@@ -1,0 +1,179 @@
+import Foundation
+import NodescopeWire
+import Testing
+
+/// The agent in a real host process, talking to a real listener process over a real socket.
+@Suite("Agent end to end", .serialized)
+struct AgentEndToEndTests {
+    /// Decodes a recorded connection; fails the test on any decoding error.
+    private func messages(in file: URL) throws -> [WireMessage] {
+        var decoder = FrameDecoder()
+        decoder.feed(try Data(contentsOf: file))
+        var messages: [WireMessage] = []
+        while let message = try decoder.next() { messages.append(message) }
+        #expect(decoder.bufferedByteCount == 0, "the stream ends on a frame boundary")
+        return messages
+    }
+
+    /// Replays a recorded stream and returns the tree as it stood at each of `sequences` (the
+    /// state after every message up to that host sequence), and the mirror at the end.
+    private func replay(_ recorded: [WireMessage], stoppingAt sequences: [UInt64]) -> ([[String]], WireMirror) {
+        var mirror = WireMirror()
+        var observed: [[String]] = []
+        var pending = sequences[...]
+        for message in recorded {
+            while let next = pending.first, let sequence = message.hostSequence, sequence > next {
+                observed.append(mirror.canonicalLines)
+                pending = pending.dropFirst()
+            }
+            mirror.apply(message)
+        }
+        observed += pending.map { _ in mirror.canonicalLines }
+        return (observed, mirror)
+    }
+
+    /// The host's STEP blocks: sequence number and canonical lines.
+    private func steps(_ lines: [String]) -> [(sequence: UInt64, lines: [String])] {
+        var steps: [(UInt64, [String])] = []
+        for line in lines {
+            if line.hasPrefix("STEP "), let sequence = UInt64(line.split(separator: " ")[3]) {
+                steps.append((sequence, []))
+            } else if line.hasPrefix("  "), !steps.isEmpty {
+                steps[steps.count - 1].1.append(String(line.dropFirst(2)))
+            }
+        }
+        return steps
+    }
+
+    @Test func theListenerRebuildsExactlyTheHostsTreeAtEveryStep() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("c.sock").path
+        let listener = try ChildProcess("test-listener", [socket, scratch.path])
+        #expect(listener.waitForLine(prefix: "listening") != nil)
+        let host = try ChildProcess("test-host", ["tree3"], environment: ["NODESCOPE_SOCKET": socket])
+        #expect(host.waitForExit() == 0)
+        #expect(listener.waitForLine(prefix: "closed 1") != nil)
+        listener.stop()
+
+        let recorded = try messages(in: scratch.appendingPathComponent("connection-1.bin"))
+        guard case let .hello(hello)? = recorded.first else {
+            Issue.record("the stream does not begin with hello")
+            return
+        }
+        #expect(hello.role == .host)
+        #expect(hello.processName == "test-host")
+        #expect(hello.pid == UInt32(host.process.processIdentifier))
+        guard case .snapshotBegin? = recorded.dropFirst().first(where: { if case .defineString = $0 { false } else { true } })
+        else {
+            Issue.record("hello is not followed by a snapshot")
+            return
+        }
+
+        let expected = steps(host.lines)
+        #expect(expected.count == 4)
+        let (observed, mirror) = replay(recorded, stoppingAt: expected.map(\.sequence))
+        for (index, step) in expected.enumerated() {
+            #expect(observed[index] == step.lines, "step \(index + 1)")
+        }
+        #expect(expected[2].lines.allSatisfy { !$0.contains(" A") }, "the detached branch was released")
+        // Step 4 leaves a leaked node: detached, with its context (and the worker it keeps) alive.
+        #expect(expected[3].lines.contains { $0.contains(" C ended detached [context,worker]") })
+        #expect(mirror.goodbye == .normalExit)
+        #expect(mirror.dropMarkers.isEmpty)
+    }
+
+    @Test func aHostRunningBeforeTheCollectorConnectsWhenItAppears() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("c.sock").path
+        let host = try ChildProcess("test-host", ["wait-connect", "20"], environment: ["NODESCOPE_SOCKET": socket])
+        #expect(host.waitForLine(prefix: "STARTED") != nil)
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(host.lines.contains { $0.hasPrefix("CONNECTED") } == false)
+
+        let appeared = Date()
+        let listener = try ChildProcess("test-listener", [socket, scratch.path])
+        let connected = host.waitForLine(prefix: "CONNECTED", seconds: 10)
+        #expect(connected != nil)
+        // Generous: the agent looks twice a second; this only catches a missing reconnect loop.
+        #expect(Date().timeIntervalSince(appeared) < 3)
+        #expect(host.waitForExit() == 0)
+        listener.stop()
+
+        let expected = steps(host.lines)
+        let recorded = try messages(in: scratch.appendingPathComponent("connection-1.bin"))
+        let (observed, mirror) = replay(recorded, stoppingAt: expected.map(\.sequence))
+        #expect(mirror.snapshotCount == 1)
+        #expect(mirror.goodbye == .normalExit)
+        #expect(observed.first == expected.first?.lines)
+        #expect(observed.first?.count == 2, "the snapshot carried the nodes attached before the collector appeared")
+    }
+
+    @Test func aStoppedCollectorNeverBlocksTheHostAndIsResyncedAfterward() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("c.sock").path
+        let listener = try ChildProcess("test-listener", [socket, scratch.path])
+        #expect(listener.waitForLine(prefix: "listening") != nil)
+        let host = try ChildProcess("test-host", ["churn", "8"], environment: ["NODESCOPE_SOCKET": socket])
+        #expect(listener.waitForLine(prefix: "accepted 1") != nil)
+        Thread.sleep(forTimeInterval: 1)
+        listener.signal(SIGSTOP)
+        Thread.sleep(forTimeInterval: 5)
+        listener.signal(SIGCONT)
+        #expect(host.waitForExit(seconds: 30) == 0)
+        listener.stop()
+
+        // The host kept working while the listener was stopped: progress lines every 100 ms.
+        let times = host.lines.filter { $0.hasPrefix("PROGRESS ") }.compactMap { UInt64($0.split(separator: " ")[1]) }
+        let longestGap = zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0
+        #expect(times.count > 40)
+        #expect(longestGap < 1_000, "the host stalled for \(longestGap) ms")
+
+        let stats = try #require(host.lines.first { $0.hasPrefix("STATS") })
+        #expect(!stats.contains("dropped=0"), "a stopped collector makes the queue overflow: \(stats)")
+
+        // After the drops: a dropped marker, then a fresh snapshot, then the stream goes on.
+        let recorded = try messages(in: scratch.appendingPathComponent("connection-1.bin"))
+        let markerIndex = try #require(recorded.firstIndex { if case .dropped = $0 { true } else { false } })
+        let next = recorded[(markerIndex + 1)...].first { if case .defineString = $0 { false } else { true } }
+        guard case .snapshotBegin? = next else {
+            Issue.record("the dropped marker is not followed by a snapshot")
+            return
+        }
+        var mirror = WireMirror()
+        for message in recorded { mirror.apply(message) }
+        #expect(mirror.goodbye == .normalExit)
+        #expect(mirror.canonicalLines.isEmpty, "the root ended and everything was released")
+    }
+
+    @Test func aKilledCollectorIsReplacedAndTheHostReconnects() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("c.sock").path
+        let first = try ChildProcess("test-listener", [socket, scratch.path])
+        #expect(first.waitForLine(prefix: "listening") != nil)
+        let host = try ChildProcess("test-host", ["churn", "6"], environment: ["NODESCOPE_SOCKET": socket])
+        #expect(first.waitForLine(prefix: "accepted 1") != nil)
+        Thread.sleep(forTimeInterval: 1.5)
+        first.signal(SIGKILL)
+        first.waitForExit()
+        Thread.sleep(forTimeInterval: 0.5)
+
+        let secondDirectory = scratch.appendingPathComponent("second")
+        try FileManager.default.createDirectory(at: secondDirectory, withIntermediateDirectories: true)
+        let second = try ChildProcess("test-listener", [socket, secondDirectory.path])
+        #expect(second.waitForLine(prefix: "accepted 1", seconds: 5) != nil)
+        #expect(host.waitForExit(seconds: 30) == 0)
+        second.stop()
+
+        let stats = try #require(host.lines.first { $0.hasPrefix("STATS") })
+        #expect(stats.contains("connections=2"), "\(stats)")
+        let recorded = try messages(in: secondDirectory.appendingPathComponent("connection-1.bin"))
+        guard case .hello? = recorded.first else {
+            Issue.record("the new connection does not begin with hello")
+            return
+        }
+        var mirror = WireMirror()
+        for message in recorded { mirror.apply(message) }
+        #expect(mirror.snapshotCount >= 1)
+        #expect(mirror.goodbye == .normalExit)
+    }
+}

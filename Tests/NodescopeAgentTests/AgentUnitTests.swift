@@ -1,0 +1,71 @@
+@testable import NodesDebug
+import NodescopeWire
+import NodesTesting
+import Testing
+
+@Suite("Agent parts without sockets")
+struct AgentUnitTests {
+    @Test func settingsFollowTheEnvironment() {
+        func settings(_ variables: [String: String]) -> AgentSettings {
+            AgentSettings.fromEnvironment { variables[$0] }
+        }
+        #expect(settings(["NODESCOPE": "off", "NODESCOPE_SOCKET": "/x.sock"]).mode == .disabled)
+        #expect(settings(["NODESCOPE_SOCKET": "/x.sock"]) == AgentSettings(mode: .explicit, socketPath: "/x.sock"))
+        #expect(settings(["XDG_RUNTIME_DIR": "/run/user/7"]).socketPath == "/run/user/7/nodescope/collector.sock")
+        #expect(settings([:]).socketPath.hasPrefix("/tmp/nodescope-"))
+        #expect(settings([:]).socketPath.hasSuffix("/collector.sock"))
+        #if DEBUG
+        #expect(settings([:]).mode == .watchDefault)
+        #else
+        #expect(settings([:]).mode == .disabled)
+        #endif
+    }
+
+    @Test func queueDropsAndCountsWhenFullAndNeverGrows() {
+        let queue = EventQueue(capacity: 4)
+        let event = DebugInformation(sequence: 1, time: 0, node: NodeID(rawValue: 1), change: .detached)
+        for _ in 0..<10 { _ = queue.enqueue(event) }
+        var batch: [DebugInformation] = []
+        #expect(queue.take(into: &batch) == 6)
+        #expect(batch.count == 4)
+        batch.removeAll(keepingCapacity: true)
+        #expect(queue.take(into: &batch) == 0)
+        #expect(batch.isEmpty)
+        #expect(queue.isEmpty)
+    }
+
+    @Test func streamRebuildsTheTrackersTreeExactly() throws {
+        final class Thing {}
+        let tracker = NodeTracker()
+        let sink = RecordingSink()
+        tracker.addSink(sink)
+        let things = (0..<6).map { _ in Thing() }
+        let root = tracker.attach(things[0], role: .router, parent: nil, kind: .router, name: "Root")
+        let child = tracker.attach(things[1], role: .router, parent: root, kind: .router, name: "Child")
+        tracker.watch(things[2], role: .interactor, in: child)
+        tracker.setState(.active, of: child)
+
+        // A connection starts with a snapshot, then deltas follow.
+        var encoder = HostStreamEncoder()
+        var bytes: [UInt8] = []
+        let snapshot = tracker.snapshot()
+        encoder.encode(snapshot, into: &bytes)
+        sink.removeAll()
+        let leaf = tracker.attach(things[3], role: .module, parent: child, kind: .module, name: "Leaf")
+        tracker.detach(child)
+        _ = leaf
+        for event in sink.events { encoder.encode(event, into: &bytes) }
+
+        var decoder = FrameDecoder()
+        decoder.feed(bytes)
+        var mirror = WireMirror()
+        while let message = try decoder.next() { mirror.apply(message) }
+        let expected = tracker.snapshot().nodes.map { node in
+            let alive = node.objects.filter(\.isAlive).map(\.role.rawValue).joined(separator: ",")
+            return "\(node.id.rawValue) \(node.parent?.rawValue ?? 0) \(node.kind) \(node.name) "
+                + "\(node.state?.description ?? "-") \(node.isDetached ? "detached" : "attached") [\(alive)]"
+        }
+        #expect(mirror.canonicalLines == expected)
+        #expect(mirror.strings.values.filter { $0 == "Router" }.count == 1, "each string is defined once")
+    }
+}

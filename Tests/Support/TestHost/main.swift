@@ -1,0 +1,163 @@
+// test-host: a host process on the Nodes runtime for the agent's end-to-end tests. It reports
+// through the agent that NODESCOPE_SOCKET enables, and prints what it did on stdout.
+// Usage: test-host tree3 | churn SECONDS | wait-connect SECONDS
+import Glibc
+import Nodes
+
+/// Writes a line to stdout at once (print is buffered when stdout is a pipe).
+func emit(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { _ = write(1, $0.baseAddress, $0.count) }
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+    var text = message + "\n"
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(status)
+}
+
+final class HostContext: AbstractContext<AnyCancellable> {}
+final class HostWorker: AbstractWorker<AnyCancellable> {}
+final class HostFlow: AbstractFlow<HostContext, HeadlessViewController> {
+    let name: String
+    init(_ name: String, workers: Int = 1) {
+        self.name = name
+        super.init(
+            context: HostContext(workers: (0..<workers).map { _ in HostWorker() }),
+            viewController: HeadlessViewController(title: name))
+    }
+    override var nodeName: String { name }
+
+    @discardableResult
+    func show(_ name: String) -> HostFlow {
+        let child = HostFlow(name)
+        viewController.present(child.getViewController())
+        attach(starting: child)
+        return child
+    }
+
+    func hide(_ child: HostFlow) {
+        detach(ending: child)
+        viewController.dismiss(child.getViewController())
+    }
+}
+
+/// Something long-lived that retains a detached node's context: a leak made on purpose.
+nonisolated(unsafe) var leakedContexts: [AnyObject] = []
+
+func milliseconds() -> UInt64 { MonotonicClock.now() / 1_000_000 }
+
+/// One line per node: what the end-to-end tests compare with the collector's view.
+func canonicalLines(_ snapshot: TreeSnapshot) -> [String] {
+    snapshot.nodes.map { node in
+        let alive = node.objects.filter(\.isAlive).map(\.role.rawValue).joined(separator: ",")
+        return "\(node.id.rawValue) \(node.parent?.rawValue ?? 0) \(node.kind) \(node.name) "
+            + "\(node.state?.description ?? "-") \(node.isDetached ? "detached" : "attached") [\(alive)]"
+    }
+}
+
+func waitForConnection(seconds: Double) -> Bool {
+    let deadline = milliseconds() + UInt64(seconds * 1_000)
+    while milliseconds() < deadline {
+        if NodescopeAgent.current?.isConnected == true { return true }
+        usleep(5_000)
+    }
+    return false
+}
+
+func step(_ number: Int) {
+    let snapshot = NodeTracker.shared.snapshot()
+    emit("STEP \(number) SEQ \(snapshot.sequence)")
+    for line in canonicalLines(snapshot) { emit("  \(line)") }
+    NodescopeAgent.current?.waitUntilFlushed()
+}
+
+func printStatistics() {
+    guard let stats = NodescopeAgent.current?.statistics else {
+        emit("STATS none")
+        return
+    }
+    emit("STATS connections=\(stats.connections) sent=\(stats.eventsSent) dropped=\(stats.eventsDropped) snapshots=\(stats.snapshotsSent)")
+}
+
+// Each step is a function, so that its locals are gone when it returns: a local that outlives
+// a detach would keep the node alive (the tree would show it, rightly, as not released).
+func buildBranches(of root: HostFlow) {
+    let a = root.show("A")
+    root.show("B")
+    let a1 = a.show("A1")
+    a.show("A2")
+    a1.show("A1x")
+}
+
+func hideBranch(named name: String, of root: HostFlow) {
+    if let flow = root.subFlows(ofType: HostFlow.self).first(where: { $0.name == name }) { root.hide(flow) }
+}
+
+func leakBranch(named name: String, of root: HostFlow) {
+    let flow = root.show(name)
+    leakedContexts.append(flow.context)
+    root.hide(flow)
+}
+
+func runTree3() {
+    let root = HostFlow("Root")
+    guard waitForConnection(seconds: 10) else {
+        emit("NOT CONNECTED")
+        exit(3)
+    }
+    root._start()
+    step(1)
+    buildBranches(of: root)
+    step(2)
+    hideBranch(named: "A", of: root)
+    step(3)
+    leakBranch(named: "C", of: root)
+    step(4)
+    printStatistics()
+}
+
+func runChurn(seconds: Double) {
+    let root = HostFlow("Root")
+    root._start()
+    let end = milliseconds() + UInt64(seconds * 1_000)
+    var nextReport = milliseconds()
+    var cycles = 0
+    while milliseconds() < end {
+        let child = root.show("Child")
+        child.show("Grandchild")
+        root.hide(child)
+        cycles += 1
+        if milliseconds() >= nextReport {
+            emit("PROGRESS \(milliseconds()) \(cycles)")
+            nextReport = milliseconds() + 100
+        }
+    }
+    emit("DONE \(cycles)")
+    NodescopeAgent.current?.waitUntilFlushed(timeoutNanoseconds: 3_000_000_000)
+    printStatistics()
+    root._end()
+}
+
+func runWaitConnect(seconds: Double) {
+    let root = HostFlow("Root")
+    root._start()
+    root.show("Waiting")
+    emit("STARTED \(milliseconds())")
+    guard waitForConnection(seconds: seconds) else {
+        emit("NOT CONNECTED")
+        exit(3)
+    }
+    emit("CONNECTED \(milliseconds())")
+    step(1)
+    printStatistics()
+}
+
+let arguments = CommandLine.arguments
+switch arguments.dropFirst().first {
+case "tree3": runTree3()
+case "churn": runChurn(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 3 : 3)
+case "wait-connect": runWaitConnect(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10)
+default:
+    fail("usage: test-host tree3 | churn SECONDS | wait-connect SECONDS", status: 2)
+}
