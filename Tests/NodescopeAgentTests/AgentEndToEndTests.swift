@@ -176,4 +176,41 @@ struct AgentEndToEndTests {
         #expect(mirror.snapshotCount >= 1)
         #expect(mirror.goodbye == .normalExit)
     }
+
+    /// Runs exit-after-detach against a listener; returns the recorded stream and how long
+    /// the host lived after its last detach.
+    private func exitAfterDetach(listenerOptions: [String]) throws -> (mirror: WireMirror, heldSeconds: Double) {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("c.sock").path
+        let listener = try ChildProcess("test-listener", [socket, scratch.path] + listenerOptions)
+        #expect(listener.waitForLine(prefix: "listening") != nil)
+        let host = try ChildProcess("test-host", ["exit-after-detach"], environment: ["NODESCOPE_SOCKET": socket])
+        #expect(host.waitForLine(prefix: "DETACHED") != nil)
+        let detached = Date()
+        #expect(host.waitForExit() == 0)
+        let held = Date().timeIntervalSince(detached)
+        #expect(listener.waitForLine(prefix: "closed 1") != nil)
+        listener.stop()
+        var mirror = WireMirror()
+        for message in try messages(in: scratch.appendingPathComponent("connection-1.bin")) { mirror.apply(message) }
+        return (mirror, held)
+    }
+
+    @Test func whenAskedTheHostHoldsItsExitUntilGracesRunOut() throws {
+        let (mirror, held) = try exitAfterDetach(listenerOptions: ["--hold-exit", "--grace-ms", "1000"])
+        #expect(mirror.goodbye == .normalExit)
+        // "Late" was released 300 ms after detach, before the goodbye: it is gone from the tree.
+        #expect(!mirror.canonicalLines.contains { $0.contains(" Late ") })
+        // "Leak" is still detached with its context alive: a definite leak.
+        #expect(mirror.canonicalLines.contains { $0.contains(" Leak ended detached [context,worker]") })
+        #expect(held > 0.8, "the exit was held for the grace (held \(held) s)")
+        #expect(held < 5, "the hold is bounded by one grace plus the flush (held \(held) s)")
+    }
+
+    @Test func withoutTheHoldTheHostExitsAtOnceAndPendingNodesStayUndecided() throws {
+        let (mirror, held) = try exitAfterDetach(listenerOptions: ["--grace-ms", "1000"])
+        #expect(mirror.goodbye == .normalExit)
+        #expect(mirror.canonicalLines.contains { $0.contains(" Late ended detached [context,worker]") })
+        #expect(held < 0.8, "no hold was asked for (held \(held) s)")
+    }
 }

@@ -1,6 +1,6 @@
 // test-host: a host process on the Nodes runtime for the agent's end-to-end tests. It reports
 // through the agent that NODESCOPE_SOCKET enables, and prints what it did on stdout.
-// Usage: test-host tree3 | churn SECONDS | wait-connect SECONDS
+// Usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach
 import Glibc
 import Nodes
 
@@ -117,6 +117,30 @@ func runTree3() {
     printStatistics()
 }
 
+/// Detaches two nodes just before a normal exit: "Late", whose context a timer releases after
+/// 300 ms, and "Leak", whose context is kept forever. The exit hold decides what is seen.
+func detachBeforeExit(of root: HostFlow) {
+    let late = root.show("Late")
+    let leak = root.show("Leak")
+    leakedContexts.append(leak.context)
+    nonisolated(unsafe) var keeper: AnyObject? = late.context
+    GraceTimer.shared.schedule(afterNanoseconds: 300_000_000) { keeper = nil }
+    root.hide(late)
+    root.hide(leak)
+    _ = keeper
+}
+
+func runExitAfterDetach() {
+    let root = HostFlow("Root")
+    guard waitForConnection(seconds: 10) else {
+        emit("NOT CONNECTED")
+        exit(3)
+    }
+    root._start()
+    detachBeforeExit(of: root)
+    emit("DETACHED \(milliseconds())")
+}
+
 func runChurn(seconds: Double) {
     let root = HostFlow("Root")
     root._start()
@@ -157,7 +181,8 @@ let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "tree3": runTree3()
 case "churn": runChurn(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 3 : 3)
+case "exit-after-detach": runExitAfterDetach()
 case "wait-connect": runWaitConnect(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10)
 default:
-    fail("usage: test-host tree3 | churn SECONDS | wait-connect SECONDS", status: 2)
+    fail("usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach", status: 2)
 }
