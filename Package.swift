@@ -11,7 +11,16 @@ let package = Package(
         .library(name: "NodesDebug", targets: ["NodesDebug"]),
         .library(name: "NodesTesting", targets: ["NodesTesting"]),
         .library(name: "NodescopeWire", targets: ["NodescopeWire"]),
+        .library(name: "NodescopeCollector", targets: ["NodescopeCollector"]),
+        .library(name: "NodescopeGraphviz", targets: ["NodescopeGraphviz"]),
+        .executable(name: "nodescope", targets: ["nodescope"]),
         .executable(name: "sample-nodes", targets: ["sample-nodes"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Message types, framing, encoder and decoder over bytes. Depends on nothing.
@@ -22,8 +31,48 @@ let package = Package(
         .target(name: "Nodes", dependencies: ["NodesDebug"]),
         // Test doubles and release expectations for apps built on the runtime.
         .target(name: "NodesTesting", dependencies: ["Nodes"]),
+        // Live trees per host, the leak state machine and queries: pure logic, injected time.
+        .target(name: "NodescopeCollector", dependencies: ["NodescopeWire"]),
+
+        // Graphviz's C library (libgvc) and the one Swift type that wraps it: diagrams to SVG or DOT.
+        .systemLibrary(name: "CGraphviz", pkgConfig: "libgvc", providers: [.apt(["libgraphviz-dev"])]),
+        .target(name: "NodescopeGraphviz", dependencies: ["CGraphviz"]),
+
+        // The daemon: SwiftNIO Unix-socket server for hosts and clients, logging, lifecycle.
+        .target(
+            name: "NodescopeServer",
+            dependencies: [
+                "NodescopeCollector", "NodescopeWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+
+        // The CLI's commands as a testable library, and the thin executable.
+        .target(
+            name: "NodescopeCommands",
+            dependencies: [
+                "NodescopeServer", "NodescopeCollector", "NodescopeWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .executableTarget(
+            name: "nodescope",
+            dependencies: [
+                "NodescopeCommands",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         .executableTarget(name: "sample-nodes", dependencies: ["Nodes"], path: "Samples/sample-nodes"),
+
+        // The benchmarks behind docs/BENCHMARKS.md (run them with -c release).
+        .executableTarget(
+            name: "nodescope-bench", dependencies: ["Nodes", "NodescopeWire"], path: "Benchmarks/NodescopeBench"),
 
         // Real processes for the agent's end-to-end tests: a scripted host and a minimal listener.
         .executableTarget(name: "test-host", dependencies: ["Nodes"], path: "Tests/Support/TestHost"),
@@ -31,7 +80,9 @@ let package = Package(
 
         .testTarget(name: "NodescopeWireTests", dependencies: ["NodescopeWire"], exclude: ["Fixtures"]),
         .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTesting"]),
+        .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz"], exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
+        .testTarget(name: "NodescopeCollectorTests", dependencies: ["NodescopeCollector"]),
         .testTarget(
             name: "NodescopeAgentTests",
             dependencies: ["NodesDebug", "NodescopeWire", "NodesTesting", "test-host", "test-listener"]),

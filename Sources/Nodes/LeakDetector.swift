@@ -31,8 +31,15 @@ public final class LeakDetector: Sendable {
         }
     }
 
-    /// The process-wide detector, with a 1 s grace, logging to standard error.
-    public static let shared = LeakDetector()
+    /// The process-wide detector, with a 1 s grace, logging to standard error. Like the Nodes
+    /// framework's, it is on in debug builds and off in release builds (set `isEnabled`).
+    public static let shared: LeakDetector = {
+        let detector = LeakDetector()
+        #if !DEBUG
+        detector.isEnabled = false
+        #endif
+        return detector
+    }()
 
     /// The detector that newly created flows use: ``shared`` unless a task binds another.
     @TaskLocal public static var current: LeakDetector = .shared

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import NodescopeWire
 
 /// Where the agent connects and whether it runs, from the environment (read once).
 public struct AgentSettings: Sendable, Equatable {
@@ -48,11 +49,7 @@ public struct AgentSettings: Sendable, Equatable {
     /// The collector's socket: `NODESCOPE_SOCKET`, else `$XDG_RUNTIME_DIR/nodescope/collector.sock`,
     /// else `/tmp/nodescope-$UID/collector.sock`.
     public static func defaultSocketPath(environment: (String) -> String? = Self.getEnvironment) -> String {
-        if let explicit = environment("NODESCOPE_SOCKET"), !explicit.isEmpty { return explicit }
-        if let runtime = environment("XDG_RUNTIME_DIR"), !runtime.isEmpty {
-            return runtime + "/nodescope/collector.sock"
-        }
-        return "/tmp/nodescope-\(getuid())/collector.sock"
+        CollectorSocketPath.resolve(environment: environment, uid: getuid())
     }
 
     /// Reads a variable of the process environment.

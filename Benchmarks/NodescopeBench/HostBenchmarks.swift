@@ -1,0 +1,93 @@
+import Foundation
+import Nodes
+
+final class BenchContext: AbstractContext<AnyCancellable> {}
+final class BenchWorker: AbstractWorker<AnyCancellable> {}
+final class BenchFlow: AbstractFlow<BenchContext, HeadlessViewController> {
+    static func make() -> BenchFlow {
+        BenchFlow(context: BenchContext(workers: [BenchWorker()]), viewController: HeadlessViewController(title: "Bench"))
+    }
+}
+
+/// The host's costs: one lifecycle event on the calling thread, and a whole attach+detach
+/// cycle, with the agent off, recording without an agent, connected, and with the collector
+/// stopped (queue full, dropping).
+func runHostBenchmarks(quick: Bool) -> [ReportRow] {
+    let samples = quick ? 50 : 200
+    final class Anchor {}
+    let anchor = Anchor()
+
+    // One event: a state change of an attached node.
+    let off = NodeTracker()
+    let offNode = off.attach(anchor, role: .flow, parent: nil, kind: .flow)
+    let offEvent = measure(samples: samples) { off.setState(.active, of: offNode) }
+
+    let recording = NodeTracker()
+    recording.startRecording()
+    let recordingNode = recording.attach(anchor, role: .flow, parent: nil, kind: .flow)
+    let recordingEvent = measure(samples: samples) { recording.setState(.active, of: recordingNode) }
+
+    let listener = BenchListener(path: "/tmp/nodescope-bench-\(getpid()).sock")
+    defer { unlink(listener.path) }
+    guard let agent = NodescopeAgent.start(socketPath: listener.path, tracker: .shared) else {
+        print("the agent did not start (NODESCOPE=off?)")
+        return []
+    }
+    let deadline = Date().addingTimeInterval(5)
+    while !agent.isConnected, Date() < deadline { usleep(1_000) }
+    guard agent.isConnected else {
+        print("the agent did not connect")
+        return []
+    }
+    let shared = NodeTracker.shared
+    let sharedNode = shared.attach(anchor, role: .flow, parent: nil, kind: .flow)
+    agent.waitUntilFlushed()
+    let connectedEvent = measure(samples: samples) { shared.setState(.active, of: sharedNode) }
+    agent.waitUntilFlushed(timeoutNanoseconds: 5_000_000_000)
+
+    // Whole cycles through the runtime: build a node, attach it, detach it, release it.
+    func cycle(_ tracker: NodeTracker) -> Timing {
+        NodeTracker.$current.withValue(tracker) {
+            let root = BenchFlow.make()
+            root._start()
+            return measure(samples: samples, batch: 200) {
+                let child = BenchFlow.make()
+                root.attach(starting: child)
+                root.detach(ending: child)
+            }
+        }
+    }
+    let offCycle = cycle(off)
+    let connectedCycle = cycle(shared)
+    agent.waitUntilFlushed(timeoutNanoseconds: 5_000_000_000)
+
+    // The collector stops reading: the socket buffer and then the queue fill up; events drop.
+    listener.isPaused = true
+    let fill = Date().addingTimeInterval(0.5)
+    while Date() < fill { shared.setState(.active, of: sharedNode) }
+    let stoppedEvent = measure(samples: samples) { shared.setState(.active, of: sharedNode) }
+    let stoppedCycle = cycle(shared)
+    let dropped = agent.statistics.eventsDropped
+    listener.isPaused = false
+    agent.waitUntilFlushed(timeoutNanoseconds: 5_000_000_000)
+    let stats = agent.statistics
+
+    return [
+        ReportRow(name: "one event, agent off (not recording)", figure: offEvent.text, target: "one branch"),
+        ReportRow(name: "one event, recording, no agent", figure: recordingEvent.text, target: ""),
+        ReportRow(name: "one event, agent connected", figure: connectedEvent.text, target: "≤ 150 ns median"),
+        ReportRow(name: "one event, collector stopped (queue full)", figure: stoppedEvent.text, target: "never blocks"),
+        ReportRow(name: "attach+detach cycle, agent off", figure: offCycle.text, target: ""),
+        ReportRow(
+            name: "attach+detach cycle, agent connected",
+            figure: connectedCycle.text + String(format: " = %.2f× off", connectedCycle.median / offCycle.median),
+            target: "≤ 1.3× off"),
+        ReportRow(
+            name: "attach+detach cycle, collector stopped",
+            figure: stoppedCycle.text + String(format: " = %.2f× off", stoppedCycle.median / offCycle.median),
+            target: "never blocks"),
+        ReportRow(
+            name: "agent counters", figure: "sent \(stats.eventsSent), dropped while stopped \(dropped), snapshots \(stats.snapshotsSent)",
+            target: "drops counted, resync after"),
+    ]
+}

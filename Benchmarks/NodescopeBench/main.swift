@@ -1,0 +1,16 @@
+import Foundation
+
+// nodescope-bench: the benchmarks behind docs/BENCHMARKS.md.
+// Usage: nodescope-bench [host] [--quick]     (build with -c release; see docs/BENCHMARKS.md)
+let arguments = Set(CommandLine.arguments.dropFirst())
+let quick = arguments.contains("--quick")
+let all = arguments.subtracting(["--quick"]).isEmpty
+
+#if DEBUG
+print("warning: a debug build; figures are only meaningful with `swift run -c release nodescope-bench`")
+#endif
+print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
+
+if all || arguments.contains("host") {
+    printTable("Host agent", runHostBenchmarks(quick: quick))
+}

@@ -1,0 +1,203 @@
+import NodescopeWire
+
+/// The collector's whole state: one live tree per host session, the leak state machine, the leak
+/// lists and the queries on them.
+///
+/// Pure logic: no I/O, no clock, no threads. The daemon's server owns one instance on a single
+/// event loop and feeds it; every mutating call takes `now`, nanoseconds of the collector
+/// machine's `CLOCK_MONOTONIC`, and ``nextDeadline()`` tells it when to call
+/// ``advance(now:)`` next.
+///
+/// What a leak is: a node leaks when, ``CollectorSettings/graceNanos`` after its detach (the
+/// host's time of the detach, mapped to the collector's clock), any of its objects is still alive.
+/// It stays in the tree as a ghost under its former parent, and a ``LeakRecord`` is listed. If its
+/// objects are all released later, it becomes a late release (same record, updated). A node
+/// detached and fully released within the grace leaves the tree. When a session ends, nodes still
+/// within their grace are judged leaked (a normal end with the exit hold) or unverified.
+public struct Collector {
+    /// The settings the collector was created with.
+    public let settings: CollectorSettings
+
+    /// The sessions, in ascending id order (live and ended).
+    private var sessions: [HostSession] = []
+    private var nextSessionNumber: UInt64 = 1
+
+    /// Creates an empty collector.
+    public init(settings: CollectorSettings = .init()) {
+        self.settings = settings
+    }
+
+    // MARK: - Feeding
+
+    /// Opens a session for a host whose hello was accepted, and returns its id.
+    ///
+    /// The host's clock is mapped to the collector's by the difference between `now` and the
+    /// hello's `monotonicNanos` (clamped, never trapping). The hello's role is not checked: the
+    /// server opens sessions for hosts only.
+    public mutating func openSession(_ hello: Hello, now: UInt64) -> SessionID {
+        let id = SessionID(rawValue: nextSessionNumber)
+        nextSessionNumber &+= 1
+        sessions.append(HostSession(id: id, hello: hello, now: now, settings: settings))
+        return id
+    }
+
+    /// Applies one frame of a host's stream and returns what changed, in order.
+    ///
+    /// Throws when the frame breaks a session rule; the session is then left as it was, and the
+    /// server closes the connection and ends the session abnormally.
+    public mutating func ingest(_ message: WireMessage, session: SessionID, now: UInt64) throws(SessionError) -> [TreeChange] {
+        var changes: [TreeChange] = []
+        try ingest(message, session: session, now: now, into: &changes)
+        return changes
+    }
+
+    /// Applies one frame of a host's stream, appending what changed to `changes`: the same as
+    /// ``ingest(_:session:now:)``, without an array per frame (a server can reuse one buffer).
+    public mutating func ingest(
+        _ message: WireMessage, session: SessionID, now: UInt64, into changes: inout [TreeChange]
+    ) throws(SessionError) {
+        guard let index = position(of: session) else {
+            throw SessionError(.unknownSession, "session \(session) is not open")
+        }
+        try sessions[index].ingest(message, now: now, into: &changes)
+    }
+
+    /// Ends a session at the end of its stream. `normally` is true when a `goodbye(normalExit)`
+    /// came before the end of the stream.
+    ///
+    /// Nodes whose grace ran out by `now` are leaked. Nodes still within their grace are judged
+    /// leaked when `normally` and ``CollectorSettings/holdExit`` (the host held its exit for
+    /// them), unverified otherwise. The session keeps its tree and leaks until retention drops it.
+    /// Ending an ended or unknown session changes nothing.
+    public mutating func endSession(_ session: SessionID, normally: Bool, now: UInt64) -> [TreeChange] {
+        guard let index = position(of: session) else { return [] }
+        let changes = sessions[index].end(normally: normally, now: now)
+        dropEndedSessions(now: now)
+        return changes
+    }
+
+    /// Flags the nodes whose grace has run out by `now` (in every live session) and drops ended
+    /// sessions past their retention. Returns the changes, by session in id order.
+    public mutating func advance(now: UInt64) -> [(SessionID, TreeChange)] {
+        var result: [(SessionID, TreeChange)] = []
+        var changes: [TreeChange] = []
+        for index in sessions.indices where !sessions[index].hasEnded {
+            guard let deadline = sessions[index].nextDeadline, deadline <= now else { continue }
+            changes.removeAll(keepingCapacity: true)
+            sessions[index].processDue(now: now, into: &changes)
+            let id = sessions[index].id
+            result.append(contentsOf: changes.lazy.map { (id, $0) })
+        }
+        dropEndedSessions(now: now)
+        return result
+    }
+
+    /// The earliest time at which ``advance(now:)`` has something to do: a grace running out, or
+    /// an ended session to drop. Nil when there is nothing pending.
+    public func nextDeadline() -> UInt64? {
+        var earliest: UInt64?
+        for session in sessions {
+            let candidate: UInt64?
+            if let endedAt = session.endedAt {
+                let (sum, overflow) = endedAt.addingReportingOverflow(settings.endedSessionRetentionNanos)
+                candidate = overflow ? .max : sum
+            } else {
+                candidate = session.nextDeadline
+            }
+            if let candidate, earliest.map({ candidate < $0 }) ?? true { earliest = candidate }
+        }
+        return earliest
+    }
+
+    private mutating func dropEndedSessions(now: UInt64) {
+        sessions.removeAll { session in
+            guard let endedAt = session.endedAt else { return false }
+            let (expiry, overflow) = endedAt.addingReportingOverflow(settings.endedSessionRetentionNanos)
+            return !overflow && expiry <= now
+        }
+        let ended = sessions.filter(\.hasEnded)
+        let excess = ended.count - max(0, settings.maxEndedSessions)
+        guard excess > 0 else { return }
+        let oldest = ended.sorted { ($0.endedAt ?? 0, $0.id) < ($1.endedAt ?? 0, $1.id) }.prefix(excess)
+        let dropped = Set(oldest.map(\.id))
+        sessions.removeAll { dropped.contains($0.id) }
+    }
+
+    private func position(of session: SessionID) -> Int? {
+        var low = 0
+        var high = sessions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sessions[middle].id < session { low = middle + 1 } else { high = middle }
+        }
+        return low < sessions.count && sessions[low].id == session ? low : nil
+    }
+
+    // MARK: - Queries
+
+    /// Every session: connected ones first (by connect time), then ended ones (by connect time).
+    public func processes() -> [ProcessSummary] {
+        let ordered = sessions.sorted { ($0.connectedAt, $0.id) < ($1.connectedAt, $1.id) }
+        return (ordered.filter { !$0.hasEnded } + ordered.filter(\.hasEnded)).map(\.summary)
+    }
+
+    /// One session at a glance, or nil if it is unknown (or was dropped).
+    public func summary(_ session: SessionID) -> ProcessSummary? {
+        position(of: session).map { sessions[$0].summary }
+    }
+
+    /// The session a user means by a pid or a process name.
+    ///
+    /// - A query of digits is a pid: the connected session with it (the latest, if the pid
+    ///   reconnected), else the latest ended one. If none has it, the query is tried as a name.
+    /// - A name matches exactly, else as a prefix. Connected sessions are preferred: one match is
+    ///   the answer, several are ambiguous. Failing those, ended sessions: the latest one, when the
+    ///   matches all have the same name; ambiguous otherwise.
+    public func resolve(_ query: String) -> Result<SessionID, ResolveError> {
+        let byConnect = sessions.sorted { ($0.connectedAt, $0.id) < ($1.connectedAt, $1.id) }
+        if !query.isEmpty, query.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let pid = UInt32(query) {
+            let matching = byConnect.filter { $0.pid == pid }
+            if let live = matching.last(where: { !$0.hasEnded }) { return .success(live.id) }
+            if let ended = matching.last { return .success(ended.id) }
+        }
+        for matchesName in [{ (name: String) in name == query }, { (name: String) in name.hasPrefix(query) }] {
+            let matching = byConnect.filter { matchesName($0.processName) }
+            let live = matching.filter { !$0.hasEnded }
+            if live.count == 1 { return .success(live[0].id) }
+            if live.count > 1 { return .failure(.ambiguous(live.map(\.summary))) }
+            guard let latest = matching.last else { continue }
+            if matching.allSatisfy({ $0.processName == latest.processName }) { return .success(latest.id) }
+            return .failure(.ambiguous(matching.map(\.summary)))
+        }
+        return .failure(.notFound(query))
+    }
+
+    /// A session's tree in depth-first pre-order, children in attach order (ascending id).
+    ///
+    /// - Parameters:
+    ///   - rootPath: the subtree to show, by node names (display name or kind) from a root down,
+    ///     such as `["AppFlow", "LoggedInFlow"]`; a path that does not start at a root matches
+    ///     where its last names end (so a single name matches anywhere), the first in pre-order.
+    ///     Nil or empty for the whole tree.
+    ///   - depth: levels below the view's roots to include (0: the roots only); nil for all. Cut
+    ///     children are counted in ``TreeView/truncatedChildren``.
+    /// - Returns: nil for an unknown session; a view without nodes when `rootPath` matches nothing.
+    public func tree(_ session: SessionID, rootPath: [String]? = nil, depth: Int? = nil) -> TreeView? {
+        position(of: session).map { sessions[$0].view(rootPath: rootPath, depth: depth) }
+    }
+
+    /// The leak records of one session, or of every session (`nil`), ordered by flag time.
+    public func leaks(_ session: SessionID?) -> [LeakRecord] {
+        let records: [LeakRecord]
+        if let session {
+            guard let index = position(of: session) else { return [] }
+            records = sessions[index].leakRecords
+        } else {
+            records = sessions.flatMap(\.leakRecords)
+        }
+        // Stable: equal flag times keep session and flag order.
+        return records.enumerated()
+            .sorted { ($0.element.flaggedAtNanos, $0.offset) < ($1.element.flaggedAtNanos, $1.offset) }
+            .map(\.element)
+    }
+}

@@ -1,0 +1,113 @@
+/// Queries on a session: node descriptions, paths, tree views and the summary.
+extension HostSession {
+    /// The object as queries show it.
+    func objectInfo(_ object: ObjectSlot) -> ObjectInfo {
+        ObjectInfo(
+            index: object.index, role: strings.text(object.role), typeName: strings.text(object.typeName),
+            isAlive: object.isAlive)
+    }
+
+    /// The node in `slot` as queries show it; `depth` nil means its depth in the whole tree.
+    func nodeInfo(_ slot: UInt32, depth: Int?) -> NodeInfo {
+        let node = tree.slots[Int(slot)]
+        let parent = node.parent == NodeTree.noSlot ? nil : tree.slots[Int(node.parent)].id
+        let detachedAt: UInt64? =
+            switch node.phase {
+            case .attached, .placeholder: nil
+            case .detached, .leaked, .lateRelease, .unverified, .anchor: node.detachedAt
+            }
+        return NodeInfo(
+            id: node.id, parent: parent, kind: strings.text(node.kind), name: strings.text(node.name),
+            status: node.status, objects: node.objects.map(objectInfo), attachedAtNanos: node.attachedAt,
+            detachedAtNanos: detachedAt, depth: depth ?? Int(node.depth), isPlaceholder: node.isPlaceholder)
+    }
+
+    /// The name of a node in paths: its name, else its kind, else `?`.
+    func displayName(_ slot: UInt32) -> String {
+        let node = tree.slots[Int(slot)]
+        if node.name != 0, let name = strings[node.name], !name.isEmpty { return name }
+        if node.kind != 0, let kind = strings[node.kind], !kind.isEmpty { return kind }
+        return "?"
+    }
+
+    /// Whether a path element names the node: its display name or its kind.
+    func matches(_ slot: UInt32, _ element: String) -> Bool {
+        if displayName(slot) == element { return true }
+        let kind = tree.slots[Int(slot)].kind
+        return kind != 0 && strings[kind] == element
+    }
+
+    /// The display names from the root down to the node.
+    func path(to slot: UInt32) -> [String] {
+        var names: [String] = []
+        var current = slot
+        while current != NodeTree.noSlot {
+            names.append(displayName(current))
+            current = tree.slots[Int(current)].parent
+        }
+        return names.reversed()
+    }
+
+    /// The node a root path names: first the path from a root down; failing that, any node whose
+    /// nearest ancestors end the path (so a single name matches anywhere); the first in pre-order.
+    func find(_ path: [String]) -> UInt32? {
+        guard !path.isEmpty else { return nil }
+        // From the roots: each branch carries how much of the path it has matched.
+        var stack: [(UInt32, Int)] = tree.sortedChildren(of: nil).reversed().map { ($0, 0) }
+        while let (slot, level) = stack.popLast() {
+            guard matches(slot, path[level]) else { continue }
+            if level + 1 == path.count { return slot }
+            for child in tree.sortedChildren(of: slot).reversed() { stack.append((child, level + 1)) }
+        }
+        // Anywhere, in pre-order.
+        var all: [UInt32] = tree.sortedChildren(of: nil).reversed()
+        while let slot = all.popLast() {
+            if endsPath(slot, path) { return slot }
+            all.append(contentsOf: tree.sortedChildren(of: slot).reversed())
+        }
+        return nil
+    }
+
+    private func endsPath(_ slot: UInt32, _ path: [String]) -> Bool {
+        var current = slot
+        for element in path.reversed() {
+            guard current != NodeTree.noSlot, matches(current, element) else { return false }
+            current = tree.slots[Int(current)].parent
+        }
+        return true
+    }
+
+    /// The tree, or the subtree at `rootPath`, down to `depth` levels below its roots.
+    func view(rootPath: [String]?, depth: Int?) -> TreeView {
+        var result = TreeView(session: id, pid: pid, processName: processName, nodes: [])
+        let roots: [UInt32]
+        if let rootPath, !rootPath.isEmpty {
+            guard let found = find(rootPath) else { return result }
+            roots = [found]
+        } else {
+            roots = tree.sortedChildren(of: nil)
+        }
+        let limit = depth.map { max(0, $0) }
+        result.nodes.reserveCapacity(limit == nil ? tree.count : roots.count)
+        var stack: [(UInt32, Int)] = roots.reversed().map { ($0, 0) }
+        while let (slot, level) = stack.popLast() {
+            result.nodes.append(nodeInfo(slot, depth: level))
+            let children = tree.slots[Int(slot)].children
+            guard !children.isEmpty else { continue }
+            if let limit, level >= limit {
+                result.truncatedChildren[tree.slots[Int(slot)].id] = children.count
+                continue
+            }
+            for child in tree.sortedChildren(of: slot).reversed() { stack.append((child, level + 1)) }
+        }
+        return result
+    }
+
+    /// The session at a glance.
+    var summary: ProcessSummary {
+        ProcessSummary(
+            session: id, pid: pid, processName: processName, connectedAtNanos: connectedAt, endedAtNanos: endedAt,
+            endedNormally: endedNormally, liveNodes: liveNodes, leaks: openLeaks, eventsIngested: eventsIngested,
+            droppedReported: droppedReported)
+    }
+}

@@ -1,0 +1,294 @@
+import NodescopeWire
+
+/// Everything the collector knows of one host connection: its interned strings, its tree, the
+/// sequence and snapshot rules, the leak state machine and its leak records.
+///
+/// Frames are checked before anything is changed, so a frame that breaks a rule leaves the
+/// session as it was.
+struct HostSession {
+    /// The session's id.
+    let id: SessionID
+    /// The host's process id.
+    let pid: UInt32
+    /// The host's process name.
+    let processName: String
+    /// When the host connected, collector clock.
+    let connectedAt: UInt64
+    /// The collector's settings (grace, exit hold, limits).
+    let settings: CollectorSettings
+    /// The host's clock at the hello, and the collector's at the same moment: host times are
+    /// mapped by their difference.
+    let hostBase: UInt64
+    let collectorBase: UInt64
+
+    /// When the session ended, collector clock.
+    var endedAt: UInt64?
+    /// Whether it ended with a normal goodbye.
+    var endedNormally: Bool?
+    /// The goodbye received, if any: nothing may follow it.
+    var goodbye: GoodbyeReason?
+
+    var strings = StringTable()
+    var tree = NodeTree()
+    /// The snapshot being received, if one is open.
+    var snapshot: SnapshotBuild?
+    /// Set by `dropped`: until the next snapshot begins, events are out of place.
+    var awaitingSnapshot = false
+    /// The sequence of the last delta (or of the last snapshot).
+    var lastSequence: UInt64?
+    var deadlines = DeadlineHeap()
+    var removed = RemovedNodeLog()
+    /// One record per flagged node, in flag order.
+    var leakRecords: [LeakRecord] = []
+    /// Nodes flagged leaked or unverified and not released since.
+    var openLeaks = 0
+    /// Attached nodes.
+    var liveNodes = 0
+    var eventsIngested: UInt64 = 0
+    var droppedReported: UInt64 = 0
+
+    init(id: SessionID, hello: Hello, now: UInt64, settings: CollectorSettings) {
+        self.id = id
+        self.pid = hello.pid
+        self.processName = hello.processName
+        self.connectedAt = now
+        self.settings = settings
+        self.hostBase = hello.monotonicNanos
+        self.collectorBase = now
+    }
+
+    /// Whether the session has ended.
+    var hasEnded: Bool { endedAt != nil }
+
+    /// A host time mapped to the collector's clock, clamped to the range of `UInt64`.
+    func collectorTime(_ hostTime: UInt64) -> UInt64 {
+        if hostTime >= hostBase {
+            let (sum, overflow) = collectorBase.addingReportingOverflow(hostTime - hostBase)
+            return overflow ? .max : sum
+        }
+        let before = hostBase - hostTime
+        return before >= collectorBase ? 0 : collectorBase - before
+    }
+
+    /// The end of a grace that starts at `detachedAt`.
+    func deadline(after detachedAt: UInt64) -> UInt64 {
+        let (sum, overflow) = detachedAt.addingReportingOverflow(settings.graceNanos)
+        return overflow ? .max : sum
+    }
+
+    // MARK: - Ingest
+
+    /// Applies one frame of the host stream; appends what changed to `changes`.
+    mutating func ingest(_ message: WireMessage, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+        guard endedAt == nil else {
+            throw SessionError(.unexpectedMessage, "\(message.frameType) frame after the end of session \(id)")
+        }
+        if let goodbye {
+            throw SessionError(.unexpectedMessage, "\(message.frameType) frame after goodbye (\(goodbye))")
+        }
+        switch message {
+        case let .defineString(frame):
+            try define(frame)
+        case let .snapshotBegin(frame):
+            try beginSnapshot(frame)
+        case let .snapshotEnd(sequence):
+            try endSnapshot(sequence: sequence, now: now, into: &changes)
+        case let .nodeAttached(frame):
+            if snapshot != nil { try replayAttach(frame) } else { try attach(frame, now: now, into: &changes) }
+        case let .objectAdded(frame):
+            if snapshot != nil { try replayObjectAdded(frame) } else { try addObject(frame, now: now, into: &changes) }
+        case let .stateChanged(frame):
+            if snapshot != nil { try replayStateChanged(frame) } else { try changeState(frame, now: now, into: &changes) }
+        case let .nodeDetached(frame):
+            if snapshot != nil { try replayDetached(frame) } else { try detach(frame, now: now, into: &changes) }
+        case let .objectReleased(frame):
+            if snapshot != nil { try replayReleased(frame) } else { try release(frame, now: now, into: &changes) }
+        case let .dropped(count):
+            try requireOutsideSnapshot("dropped")
+            droppedReported &+= count
+            awaitingSnapshot = true
+        case let .goodbye(reason):
+            try requireOutsideSnapshot("goodbye")
+            goodbye = reason
+        case .heartbeat:
+            try requireOutsideSnapshot("heartbeat")
+        case .hello:
+            throw SessionError(.unexpectedMessage, "a second hello on a host stream")
+        case .helloAccepted, .helloRefused, .request, .response, .event:
+            throw SessionError(.unexpectedMessage, "\(message.frameType) frame on a host stream")
+        }
+    }
+
+    private func requireOutsideSnapshot(_ frame: String) throws(SessionError) {
+        if let snapshot {
+            throw SessionError(
+                .snapshotNesting, "\(frame) inside the snapshot at sequence \(snapshot.sequence), before its end")
+        }
+    }
+
+    private mutating func define(_ frame: DefineStringFrame) throws(SessionError) {
+        guard frame.stringID != 0 else {
+            throw SessionError(.duplicateString, "defineString uses the reserved string id 0")
+        }
+        guard !strings.contains(frame.stringID) else {
+            throw SessionError(.duplicateString, "defineString redefines string id \(frame.stringID)")
+        }
+        guard strings.count < settings.maxStringsPerSession,
+              strings.byteCount + frame.value.utf8.count <= settings.maxStringBytesPerSession
+        else {
+            throw SessionError(
+                .tooManyStrings,
+                "the host defined more than \(settings.maxStringsPerSession) strings or "
+                    + "\(settings.maxStringBytesPerSession) bytes of strings")
+        }
+        strings.define(frame.stringID, frame.value)
+    }
+
+    /// Checks that a frame's string id is defined (or 0, when `optional`).
+    func checkString(_ stringID: UInt32, optional: Bool, _ field: String, of frame: String) throws(SessionError) {
+        if stringID == 0 {
+            guard optional else { throw SessionError(.unknownString, "\(frame) \(field) uses string id 0") }
+            return
+        }
+        guard strings.contains(stringID) else {
+            throw SessionError(.unknownString, "\(frame) \(field) uses string id \(stringID) before its defineString")
+        }
+    }
+
+    /// Checks a delta's place and sequence (the sequence is recorded once the frame is applied).
+    private func checkDelta(_ sequence: UInt64, _ frame: String) throws(SessionError) {
+        if awaitingSnapshot {
+            throw SessionError(.unexpectedMessage, "\(frame) after dropped, before the snapshot that must follow it")
+        }
+        if let lastSequence, sequence <= lastSequence {
+            throw SessionError(
+                .sequenceRegression, "\(frame) has sequence \(sequence), not after the previous \(lastSequence)")
+        }
+    }
+
+    /// The slot an event (other than an attach) is about, or nil when it is about a node this
+    /// session removed as clean (tolerated: the event changes nothing).
+    private func eventSlot(_ nodeID: UInt64, _ frame: String) throws(SessionError) -> UInt32? {
+        if let slot = tree.slot(of: nodeID) {
+            switch tree.slots[Int(slot)].phase {
+            case .anchor:
+                return nil
+            case .placeholder:
+                if removed.contains(nodeID) { return nil }
+            default:
+                return slot
+            }
+        } else if removed.contains(nodeID) {
+            return nil
+        }
+        throw SessionError(.unknownNode, "\(frame) names node \(nodeID), which was never attached")
+    }
+
+    /// Records a delta as applied.
+    private mutating func accept(_ sequence: UInt64) {
+        lastSequence = sequence
+        eventsIngested &+= 1
+    }
+
+    private mutating func attach(_ frame: NodeAttachedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+        try checkDelta(frame.sequence, "nodeAttached")
+        let plan = try planAttach(frame, in: tree, removed: removed)
+        processDue(now: now, into: &changes)
+        let result = Self.applyAttach(frame, plan: plan, at: collectorTime(frame.timeNanos), in: &tree)
+        liveNodes += 1
+        accept(frame.sequence)
+        if let placeholder = result.placeholder { changes.append(.attached(nodeInfo(placeholder, depth: nil))) }
+        changes.append(.attached(nodeInfo(result.slot, depth: nil)))
+    }
+
+    private mutating func addObject(_ frame: ObjectAddedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+        try checkDelta(frame.sequence, "objectAdded")
+        guard let slot = tree.slot(of: frame.nodeID), !tree.slots[Int(slot)].isPlaceholder else {
+            throw SessionError(.unknownNode, "objectAdded names node \(frame.nodeID), which is not in the tree")
+        }
+        try checkObject(frame, slot: slot, in: tree)
+        processDue(now: now, into: &changes)
+        let object = ObjectSlot(role: frame.roleStringID, typeName: frame.typeNameStringID, index: frame.objectIndex, isAlive: true)
+        _ = tree.addObject(object, to: slot)
+        accept(frame.sequence)
+        changes.append(.objectAdded(id: frame.nodeID, object: objectInfo(object)))
+    }
+
+    /// Checks an object addition against `tree`.
+    func checkObject(_ frame: ObjectAddedFrame, slot: UInt32, in tree: NodeTree) throws(SessionError) {
+        try checkString(frame.typeNameStringID, optional: false, "typeName", of: "objectAdded")
+        try checkString(frame.roleStringID, optional: true, "role", of: "objectAdded")
+        guard tree.slots[Int(slot)].objectInsertionPoint(frame.objectIndex) != nil else {
+            throw SessionError(
+                .duplicateObject, "objectAdded reuses object index \(frame.objectIndex) of node \(frame.nodeID)")
+        }
+        guard tree.objectCount < settings.maxObjectsPerSession else {
+            throw SessionError(.tooManyObjects, "the host's nodes hold more than \(settings.maxObjectsPerSession) objects")
+        }
+    }
+
+    private mutating func changeState(_ frame: StateChangedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+        try checkDelta(frame.sequence, "stateChanged")
+        guard let slot = try eventSlot(frame.nodeID, "stateChanged") else { return accept(frame.sequence) }
+        processDue(now: now, into: &changes)
+        let before = tree.slots[Int(slot)].status
+        tree.slots[Int(slot)].state = frame.state.rawValue
+        let after = tree.slots[Int(slot)].status
+        accept(frame.sequence)
+        if after != before { changes.append(.statusChanged(id: frame.nodeID, status: after)) }
+    }
+
+    private mutating func detach(_ frame: NodeDetachedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+        try checkDelta(frame.sequence, "nodeDetached")
+        guard let slot = try eventSlot(frame.nodeID, "nodeDetached") else { return accept(frame.sequence) }
+        guard tree.slots[Int(slot)].phase == .attached else {
+            throw SessionError(.alreadyDetached, "nodeDetached for node \(frame.nodeID), which is already detached")
+        }
+        processDue(now: now, into: &changes)
+        let detachedAt = collectorTime(frame.timeNanos)
+        tree.slots[Int(slot)].phase = .detached
+        tree.slots[Int(slot)].detachedAt = detachedAt
+        liveNodes -= 1
+        accept(frame.sequence)
+        changes.append(.statusChanged(id: frame.nodeID, status: .detached))
+        if tree.slots[Int(slot)].aliveCount == 0 {
+            releaseCleanly(slot, into: &changes)
+        } else {
+            deadlines.push(.init(deadline: deadline(after: detachedAt), id: frame.nodeID, slot: slot))
+            processDue(now: now, into: &changes)
+        }
+    }
+
+    private mutating func release(_ frame: ObjectReleasedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+        try checkDelta(frame.sequence, "objectReleased")
+        guard let slot = try eventSlot(frame.nodeID, "objectReleased") else { return accept(frame.sequence) }
+        try checkRelease(frame, slot: slot, in: tree)
+        processDue(now: now, into: &changes)
+        _ = tree.releaseObject(frame.objectIndex, of: slot)
+        accept(frame.sequence)
+        changes.append(.objectReleased(id: frame.nodeID, index: frame.objectIndex))
+        guard tree.slots[Int(slot)].aliveCount == 0 else { return }
+        switch tree.slots[Int(slot)].phase {
+        case .detached:
+            releaseCleanly(slot, into: &changes)
+            processDue(now: now, into: &changes)
+        case .leaked:
+            markLateRelease(slot, at: collectorTime(frame.timeNanos), into: &changes)
+        case .attached, .lateRelease, .unverified, .anchor, .placeholder:
+            break
+        }
+    }
+
+    /// Checks that an object release names an alive object of the node in `slot`.
+    func checkRelease(_ frame: ObjectReleasedFrame, slot: UInt32, in tree: NodeTree) throws(SessionError) {
+        let node = tree.slots[Int(slot)]
+        guard let position = node.objectPosition(frame.objectIndex) else {
+            throw SessionError(
+                .unknownObject, "objectReleased names object \(frame.objectIndex) of node \(frame.nodeID), never added")
+        }
+        guard node.objects[position].isAlive else {
+            throw SessionError(
+                .unknownObject, "objectReleased names object \(frame.objectIndex) of node \(frame.nodeID) a second time")
+        }
+    }
+}

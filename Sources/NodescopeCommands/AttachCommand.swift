@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import NodescopeCollector
+import NodescopeServer
+
+/// `nodescope attach PID|NAME`: the tree, then every change live, until the host goes away.
+struct AttachCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attach",
+        abstract: "Print a process's tree, then each change as it happens, until the process goes away.")
+
+    @Argument(help: "The process: a pid or a process name.")
+    var process: String
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var waiting: WaitOptions
+
+    func run() async throws {
+        let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
+        try await access.run(waitingFor: process) { client in
+            var mirror: TreeMirror?
+            do {
+                try await client.subscribe(process) { view in
+                    Terminal.write(TreeText.render(view))
+                    mirror = TreeMirror(view)
+                } onChange: { change in
+                    if let line = mirror?.apply(change, at: Date()) { Terminal.write(line + "\n") }
+                    if case .sessionEnded = change { return false }
+                    return true
+                }
+            } catch let refusal as ControlClient.Refusal {
+                throw CLIError(CollectorAccess.explain(refusal), exitCode: 1)
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import NodescopeCollector
+import NodescopeServer
+import NodescopeWire
+
+/// How a command reaches a collector: the daemon when one answers on the socket, otherwise an
+/// embedded collector that this command starts on the same path and stops when it is done.
+struct CollectorAccess {
+    let socketPath: String
+    let waitSeconds: Double
+    let settings: CollectorSettings
+
+    /// Runs `body` with a client of a collector to which `process` (a pid or a name) is
+    /// connected, waiting up to `waitSeconds` for it to connect.
+    func run<T: Sendable>(
+        waitingFor process: String?, _ body: (inout ControlClient) async throws -> T
+    ) async throws -> T {
+        if ControlClient.isCollectorAnswering(at: socketPath) {
+            return try await ControlClient.connect(to: socketPath) { client in
+                if let process { try await waitForProcess(process, client: &client) }
+                return try await body(&client)
+            }
+        }
+        let server = CollectorServer(socketPath: socketPath, settings: settings, logger: .quiet)
+        do {
+            try await server.start()
+        } catch {
+            throw CLIError("no daemon runs on \(socketPath), and an embedded collector could not start there: \(error)")
+        }
+        Terminal.note(
+            "no daemon on \(socketPath); started an embedded collector"
+                + (process.map { ", waiting up to \(Self.seconds(waitSeconds)) for \($0) to connect" } ?? ""))
+        do {
+            let result = try await ControlClient.connect(to: socketPath) { client in
+                if let process { try await waitForProcess(process, client: &client) }
+                return try await body(&client)
+            }
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Polls until the collector knows `process`, or fails after the wait.
+    private func waitForProcess(_ process: String, client: inout ControlClient) async throws {
+        let deadline = Date().addingTimeInterval(waitSeconds)
+        while true {
+            do {
+                _ = try await client.request(.tree, argument: process, depth: 1, as: TreeView.self)
+                return
+            } catch let refusal as ControlClient.Refusal where refusal.status == .notFound {
+                guard Date() < deadline else {
+                    throw CLIError(
+                        "no process \(process) connected within \(Self.seconds(waitSeconds)); is it running with "
+                            + "NODESCOPE_SOCKET=\(socketPath) (or a debug build)? Raise --wait to wait longer",
+                        exitCode: 1)
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            } catch let refusal as ControlClient.Refusal {
+                throw CLIError(Self.explain(refusal), exitCode: 1)
+            }
+        }
+    }
+
+    static func explain(_ refusal: ControlClient.Refusal) -> String {
+        guard let candidates = refusal.failure.candidates, !candidates.isEmpty else { return refusal.failure.error }
+        let list = candidates.map { "  \($0.pid)  \($0.processName)" }.joined(separator: "\n")
+        return refusal.failure.error + "; name one by pid:\n" + list
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}

@@ -1,0 +1,150 @@
+import Glibc
+import NIOCore
+import NIOPosix
+import NodescopeCollector
+import NodescopeServer
+import NodescopeWire
+
+/// A client of the collector's control API over its Unix socket.
+///
+/// ```swift
+/// try await ControlClient.connect(to: path) { client in
+///     let processes = try await client.request(.listProcesses, as: [ProcessSummary].self)
+/// }
+/// ```
+public struct ControlClient: ~Copyable {
+    private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private var decoder = FrameDecoder()
+    private var nextRequestID: UInt32 = 1
+
+    /// Why a request failed on the collector's side.
+    public struct Refusal: Error, Sendable {
+        /// The response status.
+        public var status: ResponseStatus
+        /// The collector's explanation.
+        public var failure: ControlBody.Failure
+    }
+
+    /// Connects, says hello as a client, and runs `body`. Throws `CLIError` when nothing
+    /// answers on `path` (see ``isCollectorAnswering(at:)``).
+    public static func connect<T: Sendable>(
+        to path: String, _ body: (inout ControlClient) async throws -> T
+    ) async throws -> T {
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: path) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw CLIError("no collector answers on \(path): start one with `nodescope daemon`", exitCode: 1)
+        }
+        return try await channel.executeThenClose { inbound, outbound in
+            var client = ControlClient(inbound: inbound.makeAsyncIterator(), outbound: outbound)
+            try await client.handshake()
+            return try await body(&client)
+        }
+    }
+
+    /// Whether a collector accepts connections on `path` right now.
+    public static func isCollectorAnswering(at path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+
+    private init(
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) {
+        self.inbound = inbound
+        self.outbound = outbound
+    }
+
+    private mutating func handshake() async throws {
+        try await send(.hello(Hello(
+            role: .client, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: 0, wallNanos: 0,
+            processName: "nodescope")))
+        switch try await nextMessage() {
+        case .helloAccepted?:
+            return
+        case let .helloRefused(refused)?:
+            throw CLIError("the collector refused this client: \(refused.reason)")
+        default:
+            throw CLIError("the collector did not answer the handshake")
+        }
+    }
+
+    /// Sends a request and decodes the whole (possibly multi-part) response body.
+    public mutating func request<T: Decodable>(
+        _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "", as type: T.Type
+    ) async throws -> T {
+        let id = try await sendRequest(command, argument: argument, depth: depth, rootPath: rootPath)
+        var body: [UInt8] = []
+        while true {
+            guard let message = try await nextMessage() else {
+                throw CLIError("the collector closed the connection before answering")
+            }
+            guard case let .response(response) = message, response.requestID == id else { continue }
+            body += response.body
+            guard response.isLast else { continue }
+            guard response.status == .ok else {
+                let failure = (try? ControlBody.decode(ControlBody.Failure.self, from: body))
+                    ?? ControlBody.Failure(error: "the collector answered \(response.status)")
+                throw Refusal(status: response.status, failure: failure)
+            }
+            return try ControlBody.decode(type, from: body)
+        }
+    }
+
+    /// Subscribes to a process's tree: returns the tree now, then calls `onChange` for each
+    /// change until the process ends (or the connection does).
+    public mutating func subscribe(
+        _ process: String, initial: (TreeView) async throws -> Void, onChange: (TreeChange) async throws -> Bool
+    ) async throws {
+        let view = try await request(.subscribe, argument: process, as: TreeView.self)
+        try await initial(view)
+        while let message = try await nextMessage() {
+            guard case let .event(event) = message else { continue }
+            let change = try ControlBody.decode(TreeChange.self, from: event.body)
+            guard try await onChange(change) else { return }
+        }
+    }
+
+    private mutating func sendRequest(
+        _ command: ControlCommand, argument: String, depth: UInt32, rootPath: String
+    ) async throws -> UInt32 {
+        let id = nextRequestID
+        nextRequestID &+= 1
+        try await send(.request(ControlRequestFrame(
+            requestID: id, command: command, argument: argument, depth: depth, rootPath: rootPath)))
+        return id
+    }
+
+    private func send(_ message: WireMessage) async throws {
+        try await outbound.write(ByteBuffer(bytes: FrameEncoder.encoded(message)))
+    }
+
+    private mutating func nextMessage() async throws -> WireMessage? {
+        while true {
+            if let message = try decoder.next() { return message }
+            guard let buffer = try await inbound.next() else { return nil }
+            buffer.withUnsafeReadableBytes { decoder.feed($0) }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Logging
+import NodescopeCollector
+import NodescopeServer
+import ServiceLifecycle
+
+/// `nodescope daemon`: runs the collector until SIGINT or SIGTERM.
+struct DaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "daemon",
+        abstract: "Run the collector on the socket until SIGINT/SIGTERM.",
+        discussion: "Refuses to start when another collector answers on the socket; replaces a stale socket file.")
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: "How long a detached node may stay alive before it is flagged as leaked (e.g. 1s, 500ms).")
+    var grace: DurationArgument = DurationArgument(argument: "1s")!
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        var logger = Logger(label: "nodescope.daemon")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let server = CollectorServer(
+            socketPath: connection.socketPath, settings: CollectorSettings(graceNanos: grace.nanoseconds), logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch let error as ServerError {
+            throw CLIError(error.description, exitCode: error.code == .alreadyRunning ? 1 : 2)
+        }
+    }
+}

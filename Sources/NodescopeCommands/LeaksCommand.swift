@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import NodescopeCollector
+import NodescopeServer
+
+/// `nodescope leaks PID|NAME`: the leak report.
+struct LeaksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "leaks", abstract: "Print the leak report of a process (or of every process).")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Argument(help: "The process: a pid or a process name. Every process when omitted (needs a daemon).")
+    var process: String?
+
+    @Option(help: "Output format: text or json.")
+    var format: Format = .text
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var waiting: WaitOptions
+
+    func run() async throws {
+        let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
+        let leaks = try await access.run(waitingFor: process) { client in
+            do {
+                return try await client.request(.leaks, argument: process ?? "", as: [LeakRecord].self)
+            } catch let refusal as ControlClient.Refusal {
+                throw CLIError(CollectorAccess.explain(refusal), exitCode: 1)
+            }
+        }
+        switch format {
+        case .json: Terminal.write(String(decoding: ControlBody.encodePretty(leaks), as: UTF8.self) + "\n")
+        case .text: Terminal.write(LeakText.render(leaks, now: DispatchTime.now().uptimeNanoseconds))
+        }
+    }
+}

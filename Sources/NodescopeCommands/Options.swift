@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import NodescopeCollector
+import NodescopeWire
+
+/// Where the collector is, shared by every command that talks to one.
+public struct ConnectionOptions: ParsableArguments {
+    /// The socket path; the protocol's default when not given.
+    @Option(name: .long, help: "The collector's socket (default: $NODESCOPE_SOCKET, else $XDG_RUNTIME_DIR/nodescope/collector.sock, else /tmp/nodescope-$UID/collector.sock).")
+    public var socket: String?
+
+    /// Creates options with defaults.
+    public init() {}
+
+    /// The socket path in force.
+    public var socketPath: String {
+        socket ?? CollectorSocketPath.resolve(
+            environment: { ProcessInfo.processInfo.environment[$0] }, uid: UInt32(getuid()))
+    }
+}
+
+/// How long a command waits for a process to connect when no daemon is running.
+public struct WaitOptions: ParsableArguments {
+    /// Seconds to wait.
+    @Option(name: .long, help: "With no daemon running: seconds to wait for the process to connect to the embedded collector.")
+    public var wait: Double = 10
+
+    /// Creates options with defaults.
+    public init() {}
+}
+
+/// A duration such as `1s`, `500ms`, `1.5`, `2m`.
+public struct DurationArgument: ExpressibleByArgument, Sendable {
+    /// The duration in nanoseconds.
+    public let nanoseconds: UInt64
+
+    /// Parses `1s`, `500ms`, `2m` or a plain number of seconds.
+    public init?(argument: String) {
+        let units: [(String, Double)] = [("ms", 1e6), ("us", 1e3), ("s", 1e9), ("m", 60e9)]
+        var text = argument.trimmingCharacters(in: .whitespaces)
+        var scale = 1e9
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            text.removeLast(suffix.count)
+            scale = factor
+            break
+        }
+        guard let value = Double(text), value >= 0, value * scale < 1e18 else { return nil }
+        nanoseconds = UInt64(value * scale)
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import NodescopeCollector
+import NodescopeServer
+
+/// `nodescope ps`: the processes the daemon knows.
+struct PsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ps", abstract: "List connected host processes: pid, name, uptime, live nodes, leaks.")
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    func run() async throws {
+        let processes = try await ControlClient.connect(to: connection.socketPath) { client in
+            try await client.request(.listProcesses, as: [ProcessSummary].self)
+        }
+        if json {
+            Terminal.write(String(decoding: ControlBody.encodePretty(processes), as: UTF8.self) + "\n")
+            return
+        }
+        guard !processes.isEmpty else {
+            Terminal.write("no host processes connected\n")
+            return
+        }
+        let now = DispatchTime.now().uptimeNanoseconds
+        var rows = [["PID", "NAME", "UPTIME", "NODES", "LEAKS", "STATE"]]
+        for process in processes {
+            let end = process.endedAtNanos ?? now
+            let state = process.endedAtNanos == nil ? "connected" : (process.endedNormally == true ? "exited" : "ended abnormally")
+            rows.append([
+                "\(process.pid)", process.processName,
+                LeakText.duration(end >= process.connectedAtNanos ? end - process.connectedAtNanos : 0),
+                "\(process.liveNodes)", "\(process.leaks)", state,
+            ])
+        }
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            let padded = row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+            Terminal.write(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n")
+        }
+    }
+}
+
+extension ControlBody {
+    /// JSON for people: sorted keys, indented.
+    static func encodePretty(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return (try? Array(encoder.encode(value))) ?? []
+    }
+}

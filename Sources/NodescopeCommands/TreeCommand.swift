@@ -1,0 +1,46 @@
+import ArgumentParser
+import NodescopeCollector
+import NodescopeServer
+
+/// `nodescope tree PID|NAME`: the tree once.
+struct TreeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tree", abstract: "Print a process's node tree once, with a mark for each node's state.")
+
+    @Argument(help: "The process: a pid or a process name.")
+    var process: String
+
+    @Option(help: "Show only the subtree at this path of node names, e.g. AppFlow/LoggedInFlow.")
+    var root: String?
+
+    @Option(help: "Show at most this many levels below the root.")
+    var depth: Int?
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var waiting: WaitOptions
+
+    func validate() throws {
+        if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more") }
+    }
+
+    func run() async throws {
+        let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
+        let depthLimit = depth.map { UInt32(clamping: $0 + 1) } ?? 0
+        let view = try await access.run(waitingFor: process) { client in
+            do {
+                return try await client.request(
+                    .tree, argument: process, depth: depthLimit, rootPath: root ?? "", as: TreeView.self)
+            } catch let refusal as ControlClient.Refusal {
+                throw CLIError(CollectorAccess.explain(refusal), exitCode: 1)
+            }
+        }
+        if json {
+            Terminal.write(String(decoding: ControlBody.encodePretty(view), as: UTF8.self) + "\n")
+        } else {
+            Terminal.write(TreeText.render(view))
+        }
+    }
+}

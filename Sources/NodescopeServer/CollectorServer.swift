@@ -1,0 +1,91 @@
+import Glibc
+import Logging
+import NIOCore
+import NIOPosix
+import NodescopeCollector
+import ServiceLifecycle
+import Synchronization
+
+/// The collector daemon's socket server: hosts and clients on one Unix socket, told apart by
+/// their hello; the collector itself on one event loop.
+///
+/// Run it as a `Service` (``run()`` serves until graceful shutdown, then removes the socket), or
+/// start and stop it by hand (``start()``, ``stop()``) as the CLI's embedded collector does.
+public final class CollectorServer: Service, Sendable {
+    /// The socket path it serves on.
+    public let socketPath: String
+    /// The collector's settings (grace, exit hold, retention).
+    public let settings: CollectorSettings
+    private let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    private let loop: EventLoop
+    private let state = Mutex<(hub: NIOLoopBound<CollectorHub>?, channel: Channel?)>((nil, nil))
+
+    /// A server for `socketPath`; nothing happens until it starts.
+    public init(socketPath: String, settings: CollectorSettings = .init(), logger: Logger = Logger(label: "nodescope.collector")) {
+        self.socketPath = socketPath
+        self.settings = settings
+        self.logger = logger
+        // One loop: the collector's state is confined to it.
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        self.loop = group.next()
+    }
+
+    deinit {
+        try? group.syncShutdownGracefully()
+    }
+
+    /// Prepares the socket's place and starts listening.
+    public func start() async throws {
+        try SocketPlacement.prepare(socketPath)
+        let (loop, settings, logger) = (self.loop, self.settings, self.logger)
+        let hub = try await loop.submit {
+            NIOLoopBound(CollectorHub(settings: settings, eventLoop: loop, logger: logger), eventLoop: loop)
+        }.get()
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 128)
+            .childChannelOption(.allowRemoteHalfClosure, value: false)
+            .childChannelInitializer { channel in
+                PeerCredentials.of(channel).flatMapThrowing { credentials in
+                    var connectionLogger = logger
+                    connectionLogger[metadataKey: "peer"] = "\(credentials.map { "pid \($0.pid)" } ?? "?")"
+                    try channel.pipeline.syncOperations.addHandler(
+                        WireConnectionHandler(hub: hub, peerUID: credentials?.uid, logger: connectionLogger))
+                }
+            }
+        do {
+            let bound = try await bootstrap.bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: false).get()
+            state.withLock { $0 = (hub, bound) }
+        } catch {
+            throw ServerError(.bindFailed, "cannot listen on \(socketPath)", underlying: error)
+        }
+        SocketPlacement.restrict(socketPath)
+        logger.info("collector listening", metadata: ["socket": "\(socketPath)"])
+    }
+
+    /// Stops listening, closes every connection and removes the socket file.
+    public func stop() async {
+        let bound = state.withLock { current in
+            defer { current.channel = nil }
+            return current.channel
+        }
+        try? await bound?.close()
+        unlink(socketPath)
+        logger.info("collector stopped")
+    }
+
+    /// Serves until a graceful shutdown (SIGINT/SIGTERM through a ServiceGroup), then stops.
+    public func run() async throws {
+        try await start()
+        try? await gracefulShutdown()
+        await stop()
+    }
+
+    /// Runs `body` on the collector's loop with the collector, and returns its result.
+    public func withCollector<T: Sendable>(_ body: @escaping @Sendable (Collector) -> T) async throws -> T {
+        guard let hub = state.withLock({ $0.hub }) else {
+            throw ServerError(.bindFailed, "the collector has not started")
+        }
+        return try await loop.submit { body(hub.value.collector) }.get()
+    }
+}

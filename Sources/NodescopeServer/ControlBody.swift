@@ -1,0 +1,32 @@
+import Foundation
+import NodescopeCollector
+
+/// The bodies of control responses and events: UTF-8 JSON of the collector's query types
+/// (docs/PROTOCOL.md, "Control API"). One encoder and decoder pair for the daemon and the CLI.
+public enum ControlBody {
+    /// The body of a failed request.
+    public struct Failure: Codable, Sendable, Equatable {
+        /// What went wrong, for a person.
+        public var error: String
+        /// For an ambiguous name: the processes it matched.
+        public var candidates: [ProcessSummary]?
+
+        /// Creates a failure body.
+        public init(error: String, candidates: [ProcessSummary]? = nil) {
+            self.error = error
+            self.candidates = candidates
+        }
+    }
+
+    /// Encodes a body.
+    public static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? Array(encoder.encode(value))) ?? Array(#"{"error":"the collector could not encode its answer"}"#.utf8)
+    }
+
+    /// Decodes a body.
+    public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try JSONDecoder().decode(type, from: Data(bytes))
+    }
+}

@@ -1,0 +1,33 @@
+/// Why the daemon could not start or serve, in words a person can act on.
+public struct ServerError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure it was.
+    public enum Code: String, Sendable {
+        /// Another collector answers on the socket path.
+        case alreadyRunning
+        /// The socket's directory is not ours or cannot be made private.
+        case unsafeDirectory
+        /// The socket could not be created or bound.
+        case bindFailed
+        /// The socket path is too long for a Unix socket.
+        case pathTooLong
+    }
+
+    /// What kind of failure it was.
+    public let code: Code
+    /// What happened and what to do.
+    public let message: String
+    /// The cause, if any.
+    public let underlying: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    /// The message, with the cause when there is one.
+    public var description: String {
+        underlying.map { "\(message) (\($0))" } ?? message
+    }
+}

@@ -1,0 +1,65 @@
+import NodescopeCollector
+import NodescopeWire
+import Testing
+
+@Suite("Leak fingerprints: stable across runs and processes")
+struct FingerprintTests {
+    @Test func fnv1aMatchesTheReferenceVectors() {
+        #expect(LeakFingerprint.fnv1a64("".utf8) == 0xcbf2_9ce4_8422_2325)
+        #expect(LeakFingerprint.fnv1a64("a".utf8) == 0xaf63_dc4c_8601_ec8c)
+        #expect(LeakFingerprint.fnv1a64("foobar".utf8) == 0x8594_4171_f739_67e8)
+    }
+
+    @Test func canonicalTextSortsRolesByBytes() {
+        #expect(LeakFingerprint.canonicalText(path: ["AppFlow", "LoggedInFlow"], aliveRoles: ["worker", "flow", "context", "worker"])
+            == "AppFlow/LoggedInFlow|context,flow,worker,worker")
+        let print = LeakFingerprint.fingerprint(path: ["A"], aliveRoles: [])
+        #expect(print.count == 16)
+        #expect(print.allSatisfy { "0123456789abcdef".contains($0) })
+        // "A|" hashed, padded to 16 digits.
+        #expect(print == Self.hex(LeakFingerprint.fnv1a64("A|".utf8)))
+    }
+
+    /// Leaks node `leaf` under a root, with the given roles alive, in a fresh collector session.
+    static func leak(
+        pid: UInt32, ids: (UInt64, UInt64), start: UInt64, roles: [String], released: Set<Int> = []
+    ) throws -> LeakRecord {
+        var host = Harness(pid: pid, name: "app-\(pid)", now: start, hostOffset: UInt64(pid) * 1_000)
+        try host.attach(ids.0, kind: "AppFlow", name: "AppFlow")
+        try host.attach(ids.1, parent: ids.0, kind: "Flow", name: "LoginFlow", objects: roles)
+        for index in released.sorted() { try host.release(ids.1, UInt16(index)) }
+        host.wait(17)
+        try host.detach(ids.1)
+        host.advance(to: host.now + Harness.second)
+        return try #require(host.leaks.first)
+    }
+
+    @Test func sameLeakInTwoProcessesHasTheSameFingerprint() throws {
+        let first = try Self.leak(pid: 100, ids: (1, 2), start: 50 * Harness.second, roles: ["flow", "context", "worker"])
+        let second = try Self.leak(pid: 200, ids: (900, 7_000), start: 90 * Harness.second, roles: ["flow", "context", "worker"])
+        #expect(first.path == ["AppFlow", "LoginFlow"])
+        #expect(first.nodeID != second.nodeID)
+        #expect(first.pid != second.pid)
+        #expect(first.flaggedAtNanos != second.flaggedAtNanos)
+        #expect(first.fingerprint == second.fingerprint)
+        #expect(first.fingerprint == LeakFingerprint.fingerprint(path: ["AppFlow", "LoginFlow"], aliveRoles: ["context", "flow", "worker"]))
+    }
+
+    @Test func differentAliveRolesGiveADifferentFingerprint() throws {
+        let all = try Self.leak(pid: 100, ids: (1, 2), start: Harness.start, roles: ["flow", "context", "worker"])
+        let workerOnly = try Self.leak(pid: 100, ids: (1, 2), start: Harness.start, roles: ["flow", "context", "worker"], released: [0, 1])
+        #expect(workerOnly.aliveObjects.map(\.role) == ["worker"])
+        #expect(all.fingerprint != workerOnly.fingerprint)
+    }
+
+    @Test func differentPathsGiveDifferentFingerprints() {
+        let a = LeakFingerprint.fingerprint(path: ["AppFlow", "LoginFlow"], aliveRoles: ["flow"])
+        let b = LeakFingerprint.fingerprint(path: ["AppFlow", "SignupFlow"], aliveRoles: ["flow"])
+        #expect(a != b)
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
