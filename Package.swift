@@ -83,9 +83,13 @@ let package = Package(
         .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz"], exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
         .testTarget(name: "NodescopeCollectorTests", dependencies: ["NodescopeCollector"]),
+        .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),
         .testTarget(
             name: "NodescopeAgentTests",
-            dependencies: ["NodesDebug", "NodescopeWire", "NodesTesting", "test-host", "test-listener"]),
+            dependencies: ["NodesDebug", "NodescopeWire", "NodesTesting", "ProcessTestSupport", "test-host", "test-listener"]),
+        .testTarget(
+            name: "NodescopeEndToEndTests",
+            dependencies: ["NodescopeCollector", "NodescopeServer", "ProcessTestSupport", "nodescope", "test-host"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,7 +14,9 @@ import NodescopeWire
 /// objects are all released later, it becomes a late release (same record, updated). A node
 /// detached and fully released within the grace leaves the tree. When a session ends, nodes still
 /// within their grace are judged leaked (a normal end with the exit hold) or unverified.
-public struct Collector {
+///
+/// A value type: copying a collector copies its state (cheaply, copy-on-write).
+public struct Collector: Sendable {
     /// The settings the collector was created with.
     public let settings: CollectorSettings
 
@@ -45,7 +47,9 @@ public struct Collector {
     ///
     /// Throws when the frame breaks a session rule; the session is then left as it was, and the
     /// server closes the connection and ends the session abnormally.
-    public mutating func ingest(_ message: WireMessage, session: SessionID, now: UInt64) throws(SessionError) -> [TreeChange] {
+    public mutating func ingest(
+        _ message: WireMessage, session: SessionID, now: UInt64
+    ) throws(SessionError) -> [TreeChange] {
         var changes: [TreeChange] = []
         try ingest(message, session: session, now: now, into: &changes)
         return changes
@@ -148,14 +152,16 @@ public struct Collector {
 
     /// The session a user means by a pid or a process name.
     ///
-    /// - A query of digits is a pid: the connected session with it (the latest, if the pid
-    ///   reconnected), else the latest ended one. If none has it, the query is tried as a name.
-    /// - A name matches exactly, else as a prefix. Connected sessions are preferred: one match is
-    ///   the answer, several are ambiguous. Failing those, ended sessions: the latest one, when the
-    ///   matches all have the same name; ambiguous otherwise.
+    /// 1. A query of digits is a pid: the connected session with it (the latest, if the pid
+    ///    reconnected), else the latest ended one. If no session has it, the query is tried as a name.
+    /// 2. Exact name: if connected sessions have it, the one (or ambiguous, when several); else, if
+    ///    ended sessions have it, the latest of them (a re-run of the same program).
+    /// 3. Name prefix: the same, except that ended sessions with different names are ambiguous.
+    /// 4. Otherwise (and for an empty query) not found.
     public func resolve(_ query: String) -> Result<SessionID, ResolveError> {
+        guard !query.isEmpty else { return .failure(.notFound(query)) }
         let byConnect = sessions.sorted { ($0.connectedAt, $0.id) < ($1.connectedAt, $1.id) }
-        if !query.isEmpty, query.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let pid = UInt32(query) {
+        if query.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let pid = UInt32(query) {
             let matching = byConnect.filter { $0.pid == pid }
             if let live = matching.last(where: { !$0.hasEnded }) { return .success(live.id) }
             if let ended = matching.last { return .success(ended.id) }

@@ -15,7 +15,9 @@ extension HostSession {
     ///
     /// `removed` is consulted for deltas only: a snapshot replaces the tree, so ids removed
     /// before do not matter to it.
-    func planAttach(_ frame: NodeAttachedFrame, in tree: NodeTree, removed: RemovedNodeLog?) throws(SessionError) -> AttachPlan {
+    func planAttach(
+        _ frame: NodeAttachedFrame, in tree: NodeTree, removed: RemovedNodeLog?
+    ) throws(SessionError) -> AttachPlan {
         let id = frame.nodeID
         guard id != 0 else { throw SessionError(.unknownNode, "nodeAttached names node 0") }
         guard frame.parentID != id else {
@@ -32,7 +34,8 @@ extension HostSession {
             }
             upgrade = existing
         } else if wasRemoved {
-            throw SessionError(.duplicateNode, "nodeAttached for node \(id), which was attached before (ids are never reused)")
+            throw SessionError(
+                .duplicateNode, "nodeAttached for node \(id), which was attached before (ids are never reused)")
         }
         var parent = NodeTree.noSlot
         var createsPlaceholder = false

@@ -31,7 +31,9 @@ extension HostSession {
     }
 
     /// Flags a detached node leaked or unverified and records it.
-    mutating func flag(_ slot: UInt32, verdict: LeakRecord.Verdict, at flaggedAt: UInt64, into changes: inout [TreeChange]) {
+    mutating func flag(
+        _ slot: UInt32, verdict: LeakRecord.Verdict, at flaggedAt: UInt64, into changes: inout [TreeChange]
+    ) {
         tree.slots[Int(slot)].phase = verdict == .unverified ? .unverified : .leaked
         openLeaks += 1
         let record = makeRecord(slot, verdict: verdict, flaggedAt: flaggedAt)

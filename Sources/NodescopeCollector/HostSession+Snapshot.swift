@@ -22,10 +22,10 @@ extension HostSession {
     }
 
     private func checkReplay(_ sequence: UInt64, _ frame: String) throws(SessionError) {
-        guard let snapshot, sequence == snapshot.sequence else {
+        let expected = snapshot?.sequence ?? 0
+        guard sequence == expected else {
             throw SessionError(
-                .sequenceRegression,
-                "\(frame) inside the snapshot at sequence \(snapshot?.sequence ?? 0) carries sequence \(sequence)")
+                .sequenceRegression, "\(frame) inside the snapshot at sequence \(expected) carries sequence \(sequence)")
         }
     }
 
@@ -39,7 +39,7 @@ extension HostSession {
 
     mutating func replayAttach(_ frame: NodeAttachedFrame) throws(SessionError) {
         try checkReplay(frame.sequence, "nodeAttached")
-        guard let build = snapshot?.attachedNodes, let expected = snapshot?.expectedNodes, build < expected else {
+        guard let received = snapshot?.attachedNodes, let expected = snapshot?.expectedNodes, received < expected else {
             throw SessionError(
                 .snapshotCountMismatch,
                 "snapshot announced \(snapshot?.expectedNodes ?? 0) nodes and sends more")
@@ -54,8 +54,7 @@ extension HostSession {
         try checkReplay(frame.sequence, "objectAdded")
         let slot = try replaySlot(frame.nodeID, "objectAdded")
         try checkObject(frame, slot: slot, in: snapshot!.tree)
-        let object = ObjectSlot(role: frame.roleStringID, typeName: frame.typeNameStringID, index: frame.objectIndex, isAlive: true)
-        _ = snapshot!.tree.addObject(object, to: slot)
+        _ = snapshot!.tree.addObject(ObjectSlot(frame), to: slot)
         eventsIngested &+= 1
     }
 
@@ -111,7 +110,7 @@ extension HostSession {
         snapshot = nil
 
         closeRecordsOfVanishedNodes(in: next, now: now)
-        keepFormerParents(in: &next)
+        keepFormerParents(in: &next, now: now)
         judge(&next, now: now)
 
         tree = next
@@ -147,7 +146,7 @@ extension HostSession {
 
     /// Fills the snapshot's placeholders (parents it does not hold) from the old tree, linking
     /// them to their own former parents, so paths and ghost placement survive the resync.
-    private func keepFormerParents(in next: inout NodeTree) {
+    private func keepFormerParents(in next: inout NodeTree, now: UInt64) {
         var work = next.usedSlots.filter { next.slots[Int($0)].phase == .placeholder }
         while let slot = work.popLast() {
             guard let oldSlot = tree.slot(of: next.slots[Int(slot)].id) else { continue }
@@ -155,11 +154,15 @@ extension HostSession {
             next.slots[Int(slot)].kind = old.kind
             next.slots[Int(slot)].name = old.name
             next.slots[Int(slot)].attachedAt = old.attachedAt
-            next.slots[Int(slot)].detachedAt = old.detachedAt
+            // Released during the gap; detached then too, if it was not detached before.
+            let wasDetached = old.phase != .attached && old.phase != .placeholder
+            next.slots[Int(slot)].detachedAt = wasDetached ? old.detachedAt : now
             next.slots[Int(slot)].state = old.state
             next.slots[Int(slot)].phase = .anchor
             for object in old.objects {
-                _ = next.addObject(ObjectSlot(role: object.role, typeName: object.typeName, index: object.index, isAlive: false), to: slot)
+                var released = object
+                released.isAlive = false
+                _ = next.addObject(released, to: slot)
             }
             guard old.parent != NodeTree.noSlot else { continue }
             let parentID = tree.slots[Int(old.parent)].id

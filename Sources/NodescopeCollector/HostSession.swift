@@ -98,7 +98,11 @@ struct HostSession {
         case let .objectAdded(frame):
             if snapshot != nil { try replayObjectAdded(frame) } else { try addObject(frame, now: now, into: &changes) }
         case let .stateChanged(frame):
-            if snapshot != nil { try replayStateChanged(frame) } else { try changeState(frame, now: now, into: &changes) }
+            if snapshot != nil {
+                try replayStateChanged(frame)
+            } else {
+                try changeState(frame, now: now, into: &changes)
+            }
         case let .nodeDetached(frame):
             if snapshot != nil { try replayDetached(frame) } else { try detach(frame, now: now, into: &changes) }
         case let .objectReleased(frame):
@@ -190,7 +194,9 @@ struct HostSession {
         eventsIngested &+= 1
     }
 
-    private mutating func attach(_ frame: NodeAttachedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+    private mutating func attach(
+        _ frame: NodeAttachedFrame, now: UInt64, into changes: inout [TreeChange]
+    ) throws(SessionError) {
         try checkDelta(frame.sequence, "nodeAttached")
         let plan = try planAttach(frame, in: tree, removed: removed)
         processDue(now: now, into: &changes)
@@ -201,14 +207,16 @@ struct HostSession {
         changes.append(.attached(nodeInfo(result.slot, depth: nil)))
     }
 
-    private mutating func addObject(_ frame: ObjectAddedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+    private mutating func addObject(
+        _ frame: ObjectAddedFrame, now: UInt64, into changes: inout [TreeChange]
+    ) throws(SessionError) {
         try checkDelta(frame.sequence, "objectAdded")
         guard let slot = tree.slot(of: frame.nodeID), !tree.slots[Int(slot)].isPlaceholder else {
             throw SessionError(.unknownNode, "objectAdded names node \(frame.nodeID), which is not in the tree")
         }
         try checkObject(frame, slot: slot, in: tree)
         processDue(now: now, into: &changes)
-        let object = ObjectSlot(role: frame.roleStringID, typeName: frame.typeNameStringID, index: frame.objectIndex, isAlive: true)
+        let object = ObjectSlot(frame)
         _ = tree.addObject(object, to: slot)
         accept(frame.sequence)
         changes.append(.objectAdded(id: frame.nodeID, object: objectInfo(object)))
@@ -223,11 +231,14 @@ struct HostSession {
                 .duplicateObject, "objectAdded reuses object index \(frame.objectIndex) of node \(frame.nodeID)")
         }
         guard tree.objectCount < settings.maxObjectsPerSession else {
-            throw SessionError(.tooManyObjects, "the host's nodes hold more than \(settings.maxObjectsPerSession) objects")
+            throw SessionError(
+                .tooManyObjects, "the host's nodes hold more than \(settings.maxObjectsPerSession) objects")
         }
     }
 
-    private mutating func changeState(_ frame: StateChangedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+    private mutating func changeState(
+        _ frame: StateChangedFrame, now: UInt64, into changes: inout [TreeChange]
+    ) throws(SessionError) {
         try checkDelta(frame.sequence, "stateChanged")
         guard let slot = try eventSlot(frame.nodeID, "stateChanged") else { return accept(frame.sequence) }
         processDue(now: now, into: &changes)
@@ -238,7 +249,9 @@ struct HostSession {
         if after != before { changes.append(.statusChanged(id: frame.nodeID, status: after)) }
     }
 
-    private mutating func detach(_ frame: NodeDetachedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+    private mutating func detach(
+        _ frame: NodeDetachedFrame, now: UInt64, into changes: inout [TreeChange]
+    ) throws(SessionError) {
         try checkDelta(frame.sequence, "nodeDetached")
         guard let slot = try eventSlot(frame.nodeID, "nodeDetached") else { return accept(frame.sequence) }
         guard tree.slots[Int(slot)].phase == .attached else {
@@ -259,7 +272,9 @@ struct HostSession {
         }
     }
 
-    private mutating func release(_ frame: ObjectReleasedFrame, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
+    private mutating func release(
+        _ frame: ObjectReleasedFrame, now: UInt64, into changes: inout [TreeChange]
+    ) throws(SessionError) {
         try checkDelta(frame.sequence, "objectReleased")
         guard let slot = try eventSlot(frame.nodeID, "objectReleased") else { return accept(frame.sequence) }
         try checkRelease(frame, slot: slot, in: tree)
@@ -288,7 +303,8 @@ struct HostSession {
         }
         guard node.objects[position].isAlive else {
             throw SessionError(
-                .unknownObject, "objectReleased names object \(frame.objectIndex) of node \(frame.nodeID) a second time")
+                .unknownObject,
+                "objectReleased names object \(frame.objectIndex) of node \(frame.nodeID) a second time")
         }
     }
 }

@@ -16,6 +16,8 @@ enum NodePhase: UInt8 {
     case placeholder
 }
 
+import NodescopeWire
+
 /// One object of a stored node: interned ids instead of strings (12 bytes).
 struct ObjectSlot {
     /// The role's string id, 0 for none.
@@ -26,6 +28,18 @@ struct ObjectSlot {
     var index: UInt16
     /// Whether it has not been released.
     var isAlive: Bool
+
+    init(role: UInt32, typeName: UInt32, index: UInt16, isAlive: Bool) {
+        self.role = role
+        self.typeName = typeName
+        self.index = index
+        self.isAlive = isAlive
+    }
+
+    /// The object an `objectAdded` frame announces, alive.
+    init(_ frame: ObjectAddedFrame) {
+        self.init(role: frame.roleStringID, typeName: frame.typeNameStringID, index: frame.objectIndex, isAlive: true)
+    }
 }
 
 /// A node as the collector stores it: compact, no strings (72 bytes plus its arrays).

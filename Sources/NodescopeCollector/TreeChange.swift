@@ -2,7 +2,8 @@
 ///
 /// Node depths in ``attached(_:)`` are absolute (0 for the host's roots).
 public enum TreeChange: Sendable, Equatable, Codable {
-    /// A node joined the tree (or a placeholder was created for an unknown parent).
+    /// A node joined the tree, a placeholder was created for an unknown parent, or such a
+    /// placeholder was filled in by its node's late attach (same id: replace it).
     case attached(NodeInfo)
     /// A node's status changed.
     case statusChanged(id: UInt64, status: NodeStatus)

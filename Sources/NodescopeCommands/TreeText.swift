@@ -47,7 +47,8 @@ enum TreeText {
             open[node.depth] = !isLast
             let indent = (0..<node.depth).dropFirst().map { open[$0] ? "│  " : "   " }.joined()
             let branch = node.depth == 0 ? "" : (isLast ? "└─ " : "├─ ")
-            var line = "\(indent)\(branch)\(Terminal.paint(node.name, .bold)) \(Terminal.paint(node.kind, .gray))  \(mark(node.status))"
+            let status = node.isPlaceholder ? Terminal.paint("◌ released (a leaked node remains below)", .gray) : mark(node.status)
+            var line = "\(indent)\(branch)\(Terminal.paint(node.displayName, .bold)) \(Terminal.paint(node.kind, .gray))  \(status)"
             let alive = objects(node)
             if !alive.isEmpty { line += "  [\(alive)]" }
             if let cut = view.truncatedChildren[node.id], cut > 0 { line += Terminal.paint("  … \(cut) more below", .gray) }

@@ -11,8 +11,10 @@ struct FingerprintTests {
     }
 
     @Test func canonicalTextSortsRolesByBytes() {
-        #expect(LeakFingerprint.canonicalText(path: ["AppFlow", "LoggedInFlow"], aliveRoles: ["worker", "flow", "context", "worker"])
-            == "AppFlow/LoggedInFlow|context,flow,worker,worker")
+        #expect(
+            LeakFingerprint.canonicalText(
+                path: ["AppFlow", "LoggedInFlow"], aliveRoles: ["worker", "flow", "context", "worker"])
+                == "AppFlow/LoggedInFlow|context,flow,worker,worker")
         let print = LeakFingerprint.fingerprint(path: ["A"], aliveRoles: [])
         #expect(print.count == 16)
         #expect(print.allSatisfy { "0123456789abcdef".contains($0) })
@@ -35,19 +37,25 @@ struct FingerprintTests {
     }
 
     @Test func sameLeakInTwoProcessesHasTheSameFingerprint() throws {
-        let first = try Self.leak(pid: 100, ids: (1, 2), start: 50 * Harness.second, roles: ["flow", "context", "worker"])
-        let second = try Self.leak(pid: 200, ids: (900, 7_000), start: 90 * Harness.second, roles: ["flow", "context", "worker"])
+        let first = try Self.leak(
+            pid: 100, ids: (1, 2), start: 50 * Harness.second, roles: ["flow", "context", "worker"])
+        let second = try Self.leak(
+            pid: 200, ids: (900, 7_000), start: 90 * Harness.second, roles: ["flow", "context", "worker"])
         #expect(first.path == ["AppFlow", "LoginFlow"])
         #expect(first.nodeID != second.nodeID)
         #expect(first.pid != second.pid)
         #expect(first.flaggedAtNanos != second.flaggedAtNanos)
         #expect(first.fingerprint == second.fingerprint)
-        #expect(first.fingerprint == LeakFingerprint.fingerprint(path: ["AppFlow", "LoginFlow"], aliveRoles: ["context", "flow", "worker"]))
+        #expect(
+            first.fingerprint
+                == LeakFingerprint.fingerprint(
+                    path: ["AppFlow", "LoginFlow"], aliveRoles: ["context", "flow", "worker"]))
     }
 
     @Test func differentAliveRolesGiveADifferentFingerprint() throws {
         let all = try Self.leak(pid: 100, ids: (1, 2), start: Harness.start, roles: ["flow", "context", "worker"])
-        let workerOnly = try Self.leak(pid: 100, ids: (1, 2), start: Harness.start, roles: ["flow", "context", "worker"], released: [0, 1])
+        let workerOnly = try Self.leak(
+            pid: 100, ids: (1, 2), start: Harness.start, roles: ["flow", "context", "worker"], released: [0, 1])
         #expect(workerOnly.aliveObjects.map(\.role) == ["worker"])
         #expect(all.fingerprint != workerOnly.fingerprint)
     }

@@ -86,7 +86,9 @@ struct LeakTransitionTests {
         #expect(record.detachedAtNanos == detachedAt)
         #expect(record.flaggedAtNanos == detachedAt + second)
         #expect(record.releasedAtNanos == nil)
-        #expect(record.fingerprint == LeakFingerprint.fingerprint(path: ["AppFlow", "LoginFlow"], aliveRoles: ["worker", "flow"]))
+        #expect(
+            record.fingerprint
+                == LeakFingerprint.fingerprint(path: ["AppFlow", "LoginFlow"], aliveRoles: ["worker", "flow"]))
         #expect(host.status(2) == .leaked)
         #expect(host.summary.leaks == 1)
         #expect(host.collector.nextDeadline() == nil)

@@ -60,9 +60,16 @@ struct SessionErrorTests {
 
     @Test func unexpectedMessages() throws {
         var host = try attached()
-        expectViolation(.unexpectedMessage, .hello(Hello(role: .host, pid: 1, monotonicNanos: 0, wallNanos: 0, processName: "x")), in: &host)
-        expectViolation(.unexpectedMessage, .request(ControlRequestFrame(requestID: 1, command: .listProcesses, argument: "", depth: 0, rootPath: "")), in: &host)
-        expectViolation(.unexpectedMessage, .helloAccepted(HelloAccepted(graceNanos: 1, holdExit: false, collectorMonotonicNanos: 0)), in: &host)
+        expectViolation(
+            .unexpectedMessage, .hello(Hello(role: .host, pid: 1, monotonicNanos: 0, wallNanos: 0, processName: "x")),
+            in: &host)
+        expectViolation(
+            .unexpectedMessage,
+            .request(ControlRequestFrame(requestID: 1, command: .listProcesses, argument: "", depth: 0, rootPath: "")),
+            in: &host)
+        expectViolation(
+            .unexpectedMessage,
+            .helloAccepted(HelloAccepted(graceNanos: 1, holdExit: false, collectorMonotonicNanos: 0)), in: &host)
         try host.send([.goodbye(.normalExit)])
         expectViolation(.unexpectedMessage, .heartbeat(monotonicNanos: 0), in: &host)
         host.end(normally: true)
@@ -77,12 +84,24 @@ struct SessionErrorTests {
 
     @Test func unknownString() throws {
         var host = try attached()
-        expectViolation(.unknownString, .nodeAttached(NodeAttachedFrame(
-            sequence: 100, timeNanos: host.now, nodeID: 2, parentID: 1, kindStringID: 77, nameStringID: 0)), in: &host)
-        expectViolation(.unknownString, .nodeAttached(NodeAttachedFrame(
-            sequence: 100, timeNanos: host.now, nodeID: 2, parentID: 1, kindStringID: 1, nameStringID: 78)), in: &host)
-        expectViolation(.unknownString, .objectAdded(ObjectAddedFrame(
-            sequence: 100, timeNanos: host.now, nodeID: 1, objectIndex: 5, roleStringID: 0, typeNameStringID: 0)), in: &host)
+        expectViolation(
+            .unknownString,
+            .nodeAttached(
+                NodeAttachedFrame(
+                    sequence: 100, timeNanos: host.now, nodeID: 2, parentID: 1, kindStringID: 77, nameStringID: 0)),
+            in: &host)
+        expectViolation(
+            .unknownString,
+            .nodeAttached(
+                NodeAttachedFrame(
+                    sequence: 100, timeNanos: host.now, nodeID: 2, parentID: 1, kindStringID: 1, nameStringID: 78)),
+            in: &host)
+        expectViolation(
+            .unknownString,
+            .objectAdded(
+                ObjectAddedFrame(
+                    sequence: 100, timeNanos: host.now, nodeID: 1, objectIndex: 5, roleStringID: 0, typeNameStringID: 0)
+            ), in: &host)
     }
 
     @Test func duplicateString() throws {
@@ -96,7 +115,8 @@ struct SessionErrorTests {
         expectViolation(.unknownNode, host.script.state(42, .active, at: host.now)[0], in: &host)
         expectViolation(.unknownNode, host.script.detach(42, at: host.now)[0], in: &host)
         expectViolation(.unknownNode, host.script.release(42, index: 0, at: host.now)[0], in: &host)
-        expectViolation(.unknownNode, host.script.addObject(42, index: 0, role: "flow", type: "T", at: host.now).last!, in: &host)
+        expectViolation(
+            .unknownNode, host.script.addObject(42, index: 0, role: "flow", type: "T", at: host.now).last!, in: &host)
     }
 
     @Test func unknownNodeInsideASnapshotIsNotTolerated() throws {
@@ -127,7 +147,9 @@ struct SessionErrorTests {
 
     @Test func duplicateObject() throws {
         var host = try attached()
-        expectViolation(.duplicateObject, host.script.addObject(1, index: 1, role: "context", type: "AppFlow.context", at: host.now).last!, in: &host)
+        expectViolation(
+            .duplicateObject,
+            host.script.addObject(1, index: 1, role: "context", type: "AppFlow.context", at: host.now).last!, in: &host)
     }
 
     @Test func alreadyDetached() throws {
@@ -139,24 +161,43 @@ struct SessionErrorTests {
     @Test func sequenceRegression() throws {
         var host = try attached()
         let last = host.script.sequence
-        expectViolation(.sequenceRegression, .stateChanged(StateChangedFrame(
-            sequence: last, timeNanos: host.now, nodeID: 1, state: .ended)), in: &host)
-        expectViolation(.sequenceRegression, .stateChanged(StateChangedFrame(
-            sequence: last - 1, timeNanos: host.now, nodeID: 1, state: .ended)), in: &host)
+        expectViolation(
+            .sequenceRegression,
+            .stateChanged(
+                StateChangedFrame(
+                    sequence: last, timeNanos: host.now, nodeID: 1, state: .ended)), in: &host)
+        expectViolation(
+            .sequenceRegression,
+            .stateChanged(
+                StateChangedFrame(
+                    sequence: last - 1, timeNanos: host.now, nodeID: 1, state: .ended)), in: &host)
         // A snapshot older than the last delta.
-        expectViolation(.sequenceRegression, .snapshotBegin(SnapshotBeginFrame(sequence: last - 1, nodeCount: 0)), in: &host)
+        expectViolation(
+            .sequenceRegression, .snapshotBegin(SnapshotBeginFrame(sequence: last - 1, nodeCount: 0)), in: &host)
         // Inside a snapshot every frame carries its sequence; after it, deltas must be greater.
         try host.send([.snapshotBegin(SnapshotBeginFrame(sequence: last + 10, nodeCount: 1))])
-        expectViolation(.sequenceRegression, .nodeAttached(NodeAttachedFrame(
-            sequence: last + 11, timeNanos: host.now, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0)), in: &host)
+        expectViolation(
+            .sequenceRegression,
+            .nodeAttached(
+                NodeAttachedFrame(
+                    sequence: last + 11, timeNanos: host.now, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0)),
+            in: &host)
         try host.send([
-            .nodeAttached(NodeAttachedFrame(sequence: last + 10, timeNanos: host.now, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0)),
+            .nodeAttached(
+                NodeAttachedFrame(
+                    sequence: last + 10, timeNanos: host.now, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0)),
             .snapshotEnd(sequence: last + 10),
         ])
-        expectViolation(.sequenceRegression, .stateChanged(StateChangedFrame(
-            sequence: last + 10, timeNanos: host.now, nodeID: 1, state: .ended)), in: &host)
-        _ = try host.collector.ingest(.stateChanged(StateChangedFrame(
-            sequence: last + 11, timeNanos: host.now, nodeID: 1, state: .ended)), session: host.session, now: host.now)
+        expectViolation(
+            .sequenceRegression,
+            .stateChanged(
+                StateChangedFrame(
+                    sequence: last + 10, timeNanos: host.now, nodeID: 1, state: .ended)), in: &host)
+        _ = try host.collector.ingest(
+            .stateChanged(
+                StateChangedFrame(
+                    sequence: last + 11, timeNanos: host.now, nodeID: 1, state: .ended)), session: host.session,
+            now: host.now)
     }
 
     @Test func snapshotNesting() throws {
@@ -164,7 +205,8 @@ struct SessionErrorTests {
         let sequence = host.script.sequence
         expectViolation(.snapshotNesting, .snapshotEnd(sequence: sequence), in: &host)
         try host.send([.snapshotBegin(SnapshotBeginFrame(sequence: sequence, nodeCount: 0))])
-        expectViolation(.snapshotNesting, .snapshotBegin(SnapshotBeginFrame(sequence: sequence, nodeCount: 0)), in: &host)
+        expectViolation(
+            .snapshotNesting, .snapshotBegin(SnapshotBeginFrame(sequence: sequence, nodeCount: 0)), in: &host)
         expectViolation(.snapshotNesting, .snapshotEnd(sequence: sequence + 1), in: &host)
         expectViolation(.snapshotNesting, .dropped(count: 1), in: &host)
         expectViolation(.snapshotNesting, .goodbye(.normalExit), in: &host)
@@ -179,9 +221,18 @@ struct SessionErrorTests {
         let kind: UInt32 = 1
         try host.send([.snapshotBegin(SnapshotBeginFrame(sequence: sequence, nodeCount: 1))])
         expectViolation(.snapshotCountMismatch, .snapshotEnd(sequence: sequence), in: &host)
-        try host.send([.nodeAttached(NodeAttachedFrame(sequence: sequence, timeNanos: host.now, nodeID: 1, parentID: 0, kindStringID: kind, nameStringID: 0))])
-        expectViolation(.snapshotCountMismatch, .nodeAttached(NodeAttachedFrame(
-            sequence: sequence, timeNanos: host.now, nodeID: 2, parentID: 0, kindStringID: kind, nameStringID: 0)), in: &host)
+        try host.send([
+            .nodeAttached(
+                NodeAttachedFrame(
+                    sequence: sequence, timeNanos: host.now, nodeID: 1, parentID: 0, kindStringID: kind, nameStringID: 0
+                ))
+        ])
+        expectViolation(
+            .snapshotCountMismatch,
+            .nodeAttached(
+                NodeAttachedFrame(
+                    sequence: sequence, timeNanos: host.now, nodeID: 2, parentID: 0, kindStringID: kind, nameStringID: 0
+                )), in: &host)
     }
 
     @Test func tooManyNodes() throws {
@@ -194,7 +245,10 @@ struct SessionErrorTests {
 
     @Test func tooManyStrings() throws {
         var host = Harness(settings: .init(maxStringsPerSession: 2))
-        try host.send([.defineString(DefineStringFrame(stringID: 1, value: "a")), .defineString(DefineStringFrame(stringID: 2, value: "b"))])
+        try host.send([
+            .defineString(DefineStringFrame(stringID: 1, value: "a")),
+            .defineString(DefineStringFrame(stringID: 2, value: "b")),
+        ])
         expectViolation(.tooManyStrings, .defineString(DefineStringFrame(stringID: 3, value: "c")), in: &host)
         var bytes = Harness(settings: .init(maxStringBytesPerSession: 8))
         try bytes.send([.defineString(DefineStringFrame(stringID: 1, value: "12345"))])
@@ -204,7 +258,9 @@ struct SessionErrorTests {
     @Test func tooManyObjects() throws {
         var host = Harness(settings: .init(maxObjectsPerSession: 2))
         try host.attach(1, kind: "A", objects: ["flow", "context"])
-        expectViolation(.tooManyObjects, host.script.addObject(1, index: 2, role: "flow", type: "A.flow", at: host.now).last!, in: &host)
+        expectViolation(
+            .tooManyObjects, host.script.addObject(1, index: 2, role: "flow", type: "A.flow", at: host.now).last!,
+            in: &host)
     }
 
     @Test func errorsReadWell() {

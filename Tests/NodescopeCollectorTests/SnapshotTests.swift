@@ -15,7 +15,8 @@ struct SnapshotTests {
         for node in nodes {
             frames += script.attach(node.id, parent: node.parent, kind: node.kind, at: time)
             for (index, _) in node.alive.enumerated() {
-                frames += script.addObject(node.id, index: UInt16(index), role: index == 0 ? "flow" : "worker", type: node.kind, at: time)
+                frames += script.addObject(
+                    node.id, index: UInt16(index), role: index == 0 ? "flow" : "worker", type: node.kind, at: time)
             }
             for (index, alive) in node.alive.enumerated() where !alive {
                 frames += script.release(node.id, index: UInt16(index), at: time)
@@ -28,11 +29,13 @@ struct SnapshotTests {
 
     @Test func firstSnapshotBuildsTheTree() throws {
         var host = Harness()
-        let frames = Self.snapshot(&host.script, nodes: [
-            (1, 0, "AppFlow", [true], nil),
-            (2, 1, "LoginFlow", [true, false], nil),
-            (3, 1, "Gone", [true], host.hostNow - second / 2),
-        ], at: host.hostNow - 5 * second)
+        let frames = Self.snapshot(
+            &host.script,
+            nodes: [
+                (1, 0, "AppFlow", [true], nil),
+                (2, 1, "LoginFlow", [true, false], nil),
+                (3, 1, "Gone", [true], host.hostNow - second / 2),
+            ], at: host.hostNow - 5 * second)
         let changes = try host.send(frames)
         #expect(changes == [.resynced])
         #expect(host.tree.nodes.map(\.id) == [1, 2, 3])
@@ -64,12 +67,14 @@ struct SnapshotTests {
 
         try host.send([.dropped(count: 3)])
         #expect(host.summary.droppedReported == 3)
-        let frames = Self.snapshot(&host.script, sequence: host.script.sequence + 3, nodes: [
-            (1, 0, "AppFlow", [true], nil),
-            (3, 1, "StillLeaky", [true, false], leakDetach),
-            (5, 1, "Pending", [true], pendingDetach),
-            (6, 1, "New", [true], nil),
-        ], at: host.hostNow)
+        let frames = Self.snapshot(
+            &host.script, sequence: host.script.sequence + 3,
+            nodes: [
+                (1, 0, "AppFlow", [true], nil),
+                (3, 1, "StillLeaky", [true, false], leakDetach),
+                (5, 1, "Pending", [true], pendingDetach),
+                (6, 1, "New", [true], nil),
+            ], at: host.hostNow)
         let changes = try host.send(frames)
         #expect(changes == [.resynced])
         // Exactly the snapshot's nodes.
@@ -98,10 +103,12 @@ struct SnapshotTests {
     @Test func snapshotDetachTimeInThePastIsFlaggedAtTheEnd() throws {
         var host = Harness()
         let detachedAt = host.hostNow - 3 * second
-        let frames = Self.snapshot(&host.script, nodes: [
-            (1, 0, "AppFlow", [true], nil),
-            (2, 1, "Old", [true, true], detachedAt),
-        ], at: host.hostNow - 10 * second)
+        let frames = Self.snapshot(
+            &host.script,
+            nodes: [
+                (1, 0, "AppFlow", [true], nil),
+                (2, 1, "Old", [true, true], detachedAt),
+            ], at: host.hostNow - 10 * second)
         let changes = try host.send(frames)
         #expect(changes.map(LeakTransitionTests.kind) == ["resynced", "status leaked", "flagged"])
         #expect(host.leaks.first?.flaggedAtNanos == host.now - 2 * second)
@@ -120,10 +127,12 @@ struct SnapshotTests {
         #expect(host.leaks.count == 2)
         // The host released node 2 while the link was down; its snapshot still holds the ghost 3,
         // under the parent id 2 that it no longer knows.
-        let frames = Self.snapshot(&host.script, nodes: [
-            (1, 0, "AppFlow", [true], nil),
-            (3, 2, "ProfileFlow", [true], detachedAt),
-        ], at: host.hostNow)
+        let frames = Self.snapshot(
+            &host.script,
+            nodes: [
+                (1, 0, "AppFlow", [true], nil),
+                (3, 2, "ProfileFlow", [true], detachedAt),
+            ], at: host.hostNow)
         try host.send(frames)
         #expect(host.tree.nodes.map(\.id) == [1, 2, 3])
         let parent = try #require(host.node(2))
@@ -137,10 +146,12 @@ struct SnapshotTests {
 
     @Test func cleanNodesInASnapshotAreLeftOut() throws {
         var host = Harness()
-        let frames = Self.snapshot(&host.script, nodes: [
-            (1, 0, "AppFlow", [true], nil),
-            (2, 1, "Released", [false], host.hostNow),
-        ], at: host.hostNow)
+        let frames = Self.snapshot(
+            &host.script,
+            nodes: [
+                (1, 0, "AppFlow", [true], nil),
+                (2, 1, "Released", [false], host.hostNow),
+            ], at: host.hostNow)
         try host.send(frames)
         #expect(host.tree.nodes.map(\.id) == [1])
         // Late events for it are tolerated, as for any node removed as clean.

@@ -25,8 +25,9 @@ struct Harness {
         self.now = now
         self.hostOffset = hostOffset
         session = collector.openSession(
-            Hello(role: .host, pid: pid, monotonicNanos: now + hostOffset, wallNanos: 1_700_000_000 * Harness.second,
-                  processName: name),
+            Hello(
+                role: .host, pid: pid, monotonicNanos: now + hostOffset, wallNanos: 1_700_000_000 * Harness.second,
+                processName: name),
             now: now)
     }
 
@@ -51,7 +52,8 @@ struct Harness {
     ) throws(SessionError) -> [TreeChange] {
         var result = try send(script.attach(id, parent: parent, kind: kind, name: name, at: hostNow))
         for (index, role) in objects.enumerated() {
-            result += try send(script.addObject(id, index: UInt16(index), role: role, type: "\(kind).\(role)", at: hostNow))
+            result += try send(
+                script.addObject(id, index: UInt16(index), role: role, type: "\(kind).\(role)", at: hostNow))
         }
         if let state { result += try send(script.state(id, state, at: hostNow)) }
         return result

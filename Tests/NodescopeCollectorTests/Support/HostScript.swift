@@ -31,7 +31,9 @@ struct HostScript {
         return pending
     }
 
-    mutating func attach(_ id: UInt64, parent: UInt64 = 0, kind: String, name: String = "", at time: UInt64) -> [WireMessage] {
+    mutating func attach(
+        _ id: UInt64, parent: UInt64 = 0, kind: String, name: String = "", at time: UInt64
+    ) -> [WireMessage] {
         let kindID = string(kind)
         let nameID = name.isEmpty ? 0 : string(name)
         let frame = NodeAttachedFrame(
@@ -44,9 +46,11 @@ struct HostScript {
     mutating func addObject(_ id: UInt64, index: UInt16, role: String, type: String, at time: UInt64) -> [WireMessage] {
         let roleID = role.isEmpty ? 0 : string(role)
         let typeID = string(type)
-        pending.append(.objectAdded(ObjectAddedFrame(
-            sequence: nextSequence(), timeNanos: time, nodeID: id, objectIndex: index, roleStringID: roleID,
-            typeNameStringID: typeID)))
+        pending.append(
+            .objectAdded(
+                ObjectAddedFrame(
+                    sequence: nextSequence(), timeNanos: time, nodeID: id, objectIndex: index, roleStringID: roleID,
+                    typeNameStringID: typeID)))
         return take()
     }
 
@@ -59,7 +63,10 @@ struct HostScript {
     }
 
     mutating func release(_ id: UInt64, index: UInt16, at time: UInt64) -> [WireMessage] {
-        [.objectReleased(ObjectReleasedFrame(sequence: nextSequence(), timeNanos: time, nodeID: id, objectIndex: index))]
+        [
+            .objectReleased(
+                ObjectReleasedFrame(sequence: nextSequence(), timeNanos: time, nodeID: id, objectIndex: index))
+        ]
     }
 
     /// Opens a snapshot consistent with the last event (or with `sequence`, after a loss).

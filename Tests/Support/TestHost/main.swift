@@ -1,6 +1,6 @@
 // test-host: a host process on the Nodes runtime for the agent's end-to-end tests. It reports
 // through the agent that NODESCOPE_SOCKET enables, and prints what it did on stdout.
-// Usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach
+// Usage: test-host tree3 | churn S | wait-connect S | exit-after-detach | serve S | random SEED EVENTS
 import Glibc
 import Nodes
 
@@ -141,6 +141,84 @@ func runExitAfterDetach() {
     emit("DETACHED \(milliseconds())")
 }
 
+/// Keeps running until SIGTERM (or `seconds`), with a small tree and one leaked node.
+nonisolated(unsafe) var stopRequested = false
+
+/// Stops on SIGTERM. The signal is unblocked first: a parent (a test runner) may have left it
+/// blocked in the mask that this process inherited.
+func stopOnTerminate() {
+    signal(SIGTERM) { _ in stopRequested = true }
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGTERM)
+    sigprocmask(SIG_UNBLOCK, &set, nil)
+}
+
+func runServe(seconds: Double) {
+    stopOnTerminate()
+    let root = HostFlow("Root")
+    root._start()
+    buildBranches(of: root)
+    leakBranch(named: "Leaky", of: root)
+    emit("DETACHED \(milliseconds())")
+    let end = milliseconds() + UInt64(seconds * 1_000)
+    while !stopRequested, milliseconds() < end { usleep(20_000) }
+    emit("STOPPING")
+}
+
+/// A deterministic random generator (SplitMix64), so a failing run can be replayed by seed.
+struct SplitMix64 {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
+}
+
+/// Random lifecycle events through the runtime until the tracker has counted `events`: attach
+/// under a random node, detach a random subtree (sometimes leaking it), release some leaks.
+/// Then prints its own final snapshot, flushes, says READY and waits for SIGTERM.
+func runRandom(seed: UInt64, events: UInt64) {
+    stopOnTerminate()
+    var random = SplitMix64(state: seed)
+    let names = ["Feed", "Profile", "Settings", "Detail", "Share", "Card", "Chat", "Search"]
+    let root = HostFlow("Root")
+    root._start()
+    var attached: [(flow: HostFlow, parent: HostFlow)] = []
+    var kept: [AnyObject] = []
+    while NodeTracker.shared.currentSequence < events {
+        switch random.below(10) {
+        case 0..<5:
+            let parent = attached.isEmpty || random.below(4) == 0 ? root : attached[random.below(attached.count)].flow
+            let child = HostFlow(names[random.below(names.count)], workers: random.below(3))
+            parent.viewController.present(child.getViewController())
+            parent.attach(starting: child)
+            attached.append((child, parent))
+        case 5..<8 where !attached.isEmpty:
+            let (flow, parent) = attached[random.below(attached.count)]
+            if random.below(5) == 0 { kept.append(flow.context) }
+            parent.hide(flow)
+            attached.removeAll { !$0.flow.isStarted }
+        case 8 where !kept.isEmpty:
+            kept.remove(at: random.below(kept.count))
+        default:
+            break
+        }
+    }
+    attached.removeAll()
+    NodeTracker.shared.pollReleases()
+    let snapshot = NodeTracker.shared.snapshot()
+    for line in canonicalLines(snapshot) { emit("FINAL \(line)") }
+    NodescopeAgent.current?.waitUntilFlushed(timeoutNanoseconds: 10_000_000_000)
+    emit("READY \(snapshot.nodes.count)")
+    while !stopRequested { usleep(20_000) }
+    _ = kept
+}
+
 func runChurn(seconds: Double) {
     let root = HostFlow("Root")
     root._start()
@@ -182,7 +260,12 @@ switch arguments.dropFirst().first {
 case "tree3": runTree3()
 case "churn": runChurn(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 3 : 3)
 case "exit-after-detach": runExitAfterDetach()
+case "serve": runServe(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 60 : 60)
+case "random":
+    runRandom(
+        seed: arguments.count > 2 ? UInt64(arguments[2]) ?? 1 : 1,
+        events: arguments.count > 3 ? UInt64(arguments[3]) ?? 10_000 : 10_000)
 case "wait-connect": runWaitConnect(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10)
 default:
-    fail("usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach", status: 2)
+    fail("usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach | serve SECONDS | random SEED EVENTS", status: 2)
 }

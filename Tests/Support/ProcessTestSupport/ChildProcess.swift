@@ -1,14 +1,16 @@
 import Foundation
 
 /// Runs the test executables (test-host, test-listener) as real child processes.
-final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: @unchecked Sendable {
     // Only the reading thread appends to `output`, under `lock`.
-    let process = Process()
+    /// The underlying process.
+    public let process = Process()
     private let pipe = Pipe()
     private let lock = NSLock()
     private var output = ""
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `executable` (a product of this package) with `arguments`; stdout is collected.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = ChildProcess.binDirectory.appendingPathComponent(executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
@@ -27,17 +29,18 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Everything written to stdout so far.
-    var stdout: String {
+    public var stdout: String {
         lock.lock()
         defer { lock.unlock() }
         return output
     }
 
-    var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+    /// Stdout so far, by line.
+    public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
 
     /// Waits until stdout has a line with `prefix`, at most `seconds`.
     @discardableResult
-    func waitForLine(prefix: String, seconds: Double = 10) -> String? {
+    public func waitForLine(prefix: String, seconds: Double = 10) -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
@@ -48,20 +51,22 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the process to end, at most `seconds`; kills it after that.
     @discardableResult
-    func waitForExit(seconds: Double = 30) -> Int32 {
+    public func waitForExit(seconds: Double = 30) -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        Thread.sleep(forTimeInterval: 0.05)
+        drain()
         return process.terminationStatus
     }
 
-    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    /// Sends a signal.
+    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    func stop() {
+    /// Kills the process if it still runs.
+    public func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -70,8 +75,18 @@ final class ChildProcess: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Reads what is left in the pipe once the process has ended (the handler runs
+    /// asynchronously and may not have seen the last bytes yet).
+    private func drain() {
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+        lock.lock()
+        output += String(decoding: rest, as: UTF8.self)
+        lock.unlock()
+    }
+
     /// Where SwiftPM put the test bundle, and so the executables.
-    static let binDirectory: URL = {
+    public static let binDirectory: URL = {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while url.path != "/", !FileManager.default.fileExists(atPath: url.appendingPathComponent("test-host").path) {
             url.deleteLastPathComponent()
@@ -81,7 +96,7 @@ final class ChildProcess: @unchecked Sendable {
 }
 
 /// A fresh directory for one test's socket and recordings; short, because socket paths are.
-func makeScratchDirectory() -> URL {
+public func makeScratchDirectory() -> URL {
     let url = URL(fileURLWithPath: "/tmp/nsag-\(UUID().uuidString.prefix(8))")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url

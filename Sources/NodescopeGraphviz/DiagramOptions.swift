@@ -1,0 +1,32 @@
+/// What to draw of a diagram and how to lay it out.
+public struct DiagramOptions: Sendable, Equatable {
+    /// How to place the boxes.
+    public var layout: DiagramLayout
+    /// With ``DiagramLayout/auto``, diagrams with more nodes than this use the tidy layout.
+    public var autoTidyThreshold: Int
+    /// Runs of consecutive siblings with the same title that are longer than this keep their
+    /// first few members and fold the rest into one placeholder, such as
+    /// "… 240 more FeedItemFlow". Siblings that are leaked, late, unverified or awaiting release
+    /// (or have such a node below them) always stay visible.
+    public var collapseSiblingRunsLongerThan: Int
+    /// When set, nodes deeper than this are folded into one placeholder per cut parent
+    /// (roots are at depth 0).
+    public var maxDepth: Int?
+    /// When set, only the subtree of the node with this id is drawn.
+    public var rootID: UInt64?
+
+    /// Creates options; the defaults draw everything with the automatic layout.
+    public init(
+        layout: DiagramLayout = .auto,
+        autoTidyThreshold: Int = 500,
+        collapseSiblingRunsLongerThan: Int = 12,
+        maxDepth: Int? = nil,
+        rootID: UInt64? = nil
+    ) {
+        self.layout = layout
+        self.autoTidyThreshold = autoTidyThreshold
+        self.collapseSiblingRunsLongerThan = collapseSiblingRunsLongerThan
+        self.maxDepth = maxDepth
+        self.rootID = rootID
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import NodescopeCollector
+import ProcessTestSupport
+import Testing
+
+/// The daemon as a user runs it: real `nodescope` processes, real hosts, one real socket.
+@Suite("Daemon end to end", .serialized)
+struct DaemonEndToEndTests {
+    /// Runs `nodescope ARGS` to completion; returns its status and stdout.
+    private func nodescope(_ arguments: [String], seconds: Double = 30) throws -> (status: Int32, output: String) {
+        let process = try ChildProcess("nodescope", arguments)
+        let status = process.waitForExit(seconds: seconds)
+        return (status, process.stdout)
+    }
+
+    private func startDaemon(_ socket: String, grace: String = "1s") throws -> ChildProcess {
+        let daemon = try ChildProcess("nodescope", ["daemon", "--socket", socket, "--grace", grace, "--log-level", "warning"])
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: socket), (try? nodescope(["ps", "--socket", socket]).status) == 0 {
+                return daemon
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("the daemon did not start on \(socket)")
+        return daemon
+    }
+
+    private func treeView(_ process: String, socket: String) throws -> TreeView {
+        let (status, output) = try nodescope(["tree", process, "--json", "--socket", socket])
+        #expect(status == 0, "nodescope tree \(process) failed")
+        return try JSONDecoder().decode(TreeView.self, from: Data(output.utf8))
+    }
+
+    /// One line per node, comparable with test-host's canonical lines: state only while
+    /// attached (a detached node's status is the collector's verdict, not a host state).
+    private func canonical(_ view: TreeView) -> [String] {
+        // The host forgets a node once it is detached and fully released; the collector keeps
+        // such a node as a placeholder while a ghost hangs under it, and keeps late releases.
+        view.nodes.filter { !$0.isPlaceholder && $0.status != .lateRelease }.sorted { $0.id < $1.id }.map { node in
+            let detached = [.detached, .leaked, .unverified].contains(node.status)
+            let state = detached || node.status == .attached ? "-" : node.status.rawValue
+            let alive = node.objects.filter(\.isAlive).map(\.role).joined(separator: ",")
+            return "\(node.id) \(node.parent ?? 0) \(node.kind) \(node.name) \(state) "
+                + "\(detached ? "detached" : "attached") [\(alive)]"
+        }
+    }
+
+    private func canonical(hostLine line: String) -> String {
+        var fields = line.split(separator: " ").map(String.init)
+        if fields.count >= 6, fields[5] == "detached" { fields[4] = "-" }
+        return fields.joined(separator: " ")
+    }
+
+    @Test func psTreeAttachAndLeaksShowWhatTheHostHasIncludingItsLeak() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("d.sock").path
+        let daemon = try startDaemon(socket)
+        defer { daemon.stop() }
+        let host = try ChildProcess("test-host", ["serve", "60"], environment: ["NODESCOPE_SOCKET": socket])
+        defer { host.stop() }
+        #expect(host.waitForLine(prefix: "DETACHED") != nil)
+        let pid = "\(host.process.processIdentifier)"
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let ps = try nodescope(["ps", "--socket", socket])
+        #expect(ps.status == 0)
+        #expect(ps.output.contains(pid) && ps.output.contains("test-host"))
+
+        let tree = try nodescope(["tree", pid, "--socket", socket])
+        #expect(tree.status == 0)
+        for name in ["Root", "A", "A1", "A1x", "A2", "B", "Leaky"] { #expect(tree.output.contains(name), "\(name) in\n\(tree.output)") }
+
+        let attach = try ChildProcess("nodescope", ["attach", pid, "--socket", socket])
+        #expect(attach.waitForLine(prefix: "test-host [pid \(pid)]") != nil)
+
+        // The leak is flagged once the grace (1 s) has run out, within 100 ms of it.
+        Thread.sleep(forTimeInterval: 1.3)
+        let leaksJSON = try nodescope(["leaks", pid, "--format", "json", "--socket", socket])
+        let leaks = try JSONDecoder().decode([LeakRecord].self, from: Data(leaksJSON.output.utf8))
+        let leak = try #require(leaks.first { $0.path.last == "Leaky" })
+        #expect(leak.verdict == .leaked)
+        #expect(leak.path == ["Root", "Leaky"])
+        #expect(leak.aliveObjects.map(\.role).sorted() == ["context", "worker"])
+        let delay = Double(leak.flaggedAtNanos - leak.detachedAtNanos) / 1e9
+        #expect(delay >= 1.0 && delay <= 1.1, "flagged \(delay) s after detach")
+        let leaksText = try nodescope(["leaks", pid, "--socket", socket])
+        #expect(leaksText.output.contains("LEAK  Root › Leaky"))
+
+        // attach shows the tree, then the leak as it is flagged, and ends when the host goes away.
+        host.signal(SIGTERM)
+        #expect(host.waitForExit() == 0)
+        #expect(attach.waitForExit(seconds: 10) == 0)
+        #expect(attach.stdout.contains("LEAK  Root › Leaky"))
+        #expect(attach.stdout.contains("the process exited"))
+    }
+
+    @Test func aRestartedDaemonGetsTheSameTreeBack() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("d.sock").path
+        var daemon = try startDaemon(socket)
+        let host = try ChildProcess("test-host", ["serve", "60"], environment: ["NODESCOPE_SOCKET": socket])
+        defer { host.stop() }
+        #expect(host.waitForLine(prefix: "DETACHED") != nil)
+        let pid = "\(host.process.processIdentifier)"
+        Thread.sleep(forTimeInterval: 1.3)
+        let before = canonical(try treeView(pid, socket: socket))
+        #expect(before.count == 7)
+
+        daemon.signal(SIGKILL)
+        daemon.waitForExit()
+        #expect(FileManager.default.fileExists(atPath: socket), "a killed daemon leaves its socket file behind")
+        daemon = try startDaemon(socket)
+        defer { daemon.stop() }
+        // tree waits (--wait) for the host to reconnect to the new daemon.
+        let after = canonical(try treeView(pid, socket: socket))
+        #expect(after == before)
+        let leaks = try JSONDecoder().decode(
+            [LeakRecord].self, from: Data(try nodescope(["leaks", pid, "--format", "json", "--socket", socket]).output.utf8))
+        #expect(leaks.map(\.verdict) == [.leaked], "the new daemon judges the ghost from its original detach time")
+    }
+
+    @Test func thirtyTwoHostsWithTenThousandRandomEventsEach() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("d.sock").path
+        let daemon = try startDaemon(socket, grace: "60s")
+        defer { daemon.stop() }
+        let hosts = try (1...32).map { seed in
+            try ChildProcess("test-host", ["random", "\(seed)", "10000"], environment: ["NODESCOPE_SOCKET": socket])
+        }
+        defer { hosts.forEach { $0.stop() } }
+        for host in hosts { #expect(host.waitForLine(prefix: "READY", seconds: 120) != nil) }
+
+        for host in hosts {
+            let expected = host.lines.filter { $0.hasPrefix("FINAL ") }.map { canonical(hostLine: String($0.dropFirst(6))) }
+            let view = try treeView("\(host.process.processIdentifier)", socket: socket)
+            #expect(canonical(view) == expected, "host \(host.process.processIdentifier)")
+        }
+        for host in hosts { host.signal(SIGTERM) }
+        for host in hosts { #expect(host.waitForExit() == 0) }
+    }
+}
