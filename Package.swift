@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "NodescopeCommands",
             dependencies: [
-                "NodescopeServer", "NodescopeCollector", "NodescopeWire",
+                "NodescopeServer", "NodescopeCollector", "NodescopeWire", "NodescopeGraphviz",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -11,7 +11,10 @@ public struct NodescopeCLI: AsyncParsableCommand {
             collector on a Unix socket. Run `nodescope daemon` to keep one running, or let tree, \
             attach and leaks start an embedded one that waits for the host.
             """,
-        subcommands: [DaemonCommand.self, PsCommand.self, TreeCommand.self, AttachCommand.self, LeaksCommand.self]
+        subcommands: [
+            DaemonCommand.self, PsCommand.self, TreeCommand.self, AttachCommand.self, ExportCommand.self,
+            LeaksCommand.self,
+        ]
     )
 
     /// Creates the command (ArgumentParser does this).
