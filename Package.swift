@@ -83,6 +83,13 @@ let package = Package(
         .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz"], exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
         .testTarget(name: "NodescopeCollectorTests", dependencies: ["NodescopeCollector"]),
+        .testTarget(
+            name: "NodescopeServerTests",
+            dependencies: [
+                "NodescopeServer", "NodescopeCollector", "NodescopeWire",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),
         .testTarget(
             name: "NodescopeAgentTests",

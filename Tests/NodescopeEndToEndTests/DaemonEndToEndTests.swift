@@ -139,4 +139,42 @@ struct DaemonEndToEndTests {
         for host in hosts { host.signal(SIGTERM) }
         for host in hosts { #expect(host.waitForExit() == 0) }
     }
+
+    @Test func hostileBytesCloseOnlyTheirOwnConnection() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("d.sock").path
+        let daemon = try startDaemon(socket)
+        defer { daemon.stop() }
+        let host = try ChildProcess("test-host", ["serve", "60"], environment: ["NODESCOPE_SOCKET": socket])
+        defer { host.stop() }
+        #expect(host.waitForLine(prefix: "DETACHED") != nil)
+        let pid = "\(host.process.processIdentifier)"
+        Thread.sleep(forTimeInterval: 0.3)
+        let before = canonical(try treeView(pid, socket: socket))
+
+        let helloBytes: [UInt8] = [0x1B, 0, 0, 0, 0x01] + Array("NSCP".utf8) + [1, 0, 1, 1, 0, 0, 0]
+            + [UInt8](repeating: 0, count: 16) + [1, 0, 0x68]
+        var generator = SystemRandomNumberGenerator()
+        var attacks: [[UInt8]] = [
+            [0xFF, 0xFF, 0xFF, 0xFF, 0x01],  // a frame far over the limit
+            [0, 0, 0, 0],  // a zero length
+            [0x05, 0, 0, 0, 0x77, 1, 2, 3, 4],  // an unknown type
+            helloBytes + [0x02, 0, 0, 0, 0x19, 0x09],  // a host hello, then an invalid goodbye reason
+            helloBytes + [0x09, 0, 0, 0, 0x16] + [UInt8](repeating: 0xAB, count: 8),  // a truncated detach
+        ]
+        for _ in 0..<20 { attacks.append((0..<Int.random(in: 1...512, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        let connections = attacks.compactMap { bytes -> RawSocket? in
+            let connection = RawSocket(path: socket)
+            connection?.send(bytes)
+            return connection
+        }
+        #expect(connections.count == attacks.count)
+        // The five crafted attacks are definite violations; random bytes may be an incomplete frame.
+        for connection in connections.prefix(5) { #expect(connection.isClosedByPeer(within: 3)) }
+        connections.forEach { $0.close() }
+
+        // The daemon is alive, the host untouched, and its tree unchanged.
+        #expect(daemon.process.isRunning)
+        #expect(canonical(try treeView(pid, socket: socket)) == before)
+    }
 }

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A raw Unix stream socket for sending arbitrary (hostile) bytes to a collector.
+public struct RawSocket {
+    /// The descriptor.
+    public let descriptor: Int32
+
+    /// Connects to `path`; nil when nothing accepts there.
+    public init?(path: String) {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8)
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            Glibc.close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+    }
+
+    /// Sends bytes, ignoring errors (the peer may already have closed).
+    public func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Whether the peer closes the connection within `seconds` (reading and discarding).
+    public func isClosedByPeer(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 50) > 0 else { continue }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { return true }
+        }
+        return false
+    }
+
+    /// Closes the socket.
+    public func close() {
+        Glibc.close(descriptor)
+    }
+}
