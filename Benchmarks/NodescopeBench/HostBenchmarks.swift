@@ -67,10 +67,10 @@ func runHostBenchmarks(quick: Bool) -> [ReportRow] {
     while Date() < fill { shared.setState(.active, of: sharedNode) }
     let stoppedEvent = measure(samples: samples) { shared.setState(.active, of: sharedNode) }
     let stoppedCycle = cycle(shared)
-    let dropped = agent.statistics.eventsDropped
     listener.isPaused = false
     agent.waitUntilFlushed(timeoutNanoseconds: 5_000_000_000)
     let stats = agent.statistics
+    let dropped = stats.eventsDropped
 
     return [
         ReportRow(name: "one event, agent off (not recording)", figure: offEvent.text, target: "one branch"),
@@ -90,4 +90,20 @@ func runHostBenchmarks(quick: Bool) -> [ReportRow] {
             name: "agent counters", figure: "sent \(stats.eventsSent), dropped while stopped \(dropped), snapshots \(stats.snapshotsSent)",
             target: "drops counted, resync after"),
     ]
+}
+
+/// Runs `count` attach+detach cycles with the agent connected, for a profiler.
+func profileConnectedCycles(count: Int) {
+    let listener = BenchListener(path: "/tmp/nodescope-profile-\(getpid()).sock")
+    defer { unlink(listener.path) }
+    guard let agent = NodescopeAgent.start(socketPath: listener.path, tracker: .shared) else { return }
+    while !agent.isConnected { usleep(1_000) }
+    let root = BenchFlow.make()
+    root._start()
+    for _ in 0..<count {
+        let child = BenchFlow.make()
+        root.attach(starting: child)
+        root.detach(ending: child)
+    }
+    agent.waitUntilFlushed()
 }

@@ -11,6 +11,12 @@ print("warning: a debug build; figures are only meaningful with `swift run -c re
 #endif
 print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
 
+if arguments.contains("profile-cycles") {
+    // For profilers (valgrind --tool=callgrind): connected attach+detach cycles only.
+    profileConnectedCycles(count: 20_000)
+    exit(0)
+}
+
 if all || arguments.contains("host") {
     printTable("Host agent", runHostBenchmarks(quick: quick))
 }

@@ -7,17 +7,21 @@
 /// then `LeakDetector` watches the node's objects for the grace.
 ///
 /// Every object of the node (flow, context, workers, view) reports its release to the tracker.
-open class AbstractFlow<ContextInterfaceType, ViewControllerType>: ViewControllableFlow, NodeRegistering, TrackedObject {
+open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObjectBase, ViewControllableFlow, NodeRegistering {
     /// The node's context, through the interface the flow uses.
     public final let context: ContextInterfaceType
     /// The node's view.
     public final let viewController: ViewControllerType
     /// Whether the flow is started.
     public final private(set) var isStarted = false
-    /// Set while the flow's node is registered; reports its release.
-    public final var trackingHandle: TrackingHandle?
 
     private var flowController = FlowController()
+    /// The context as the lifecycle sees it, and its workers: looked up once, because dynamic
+    /// casts are slow and attach/detach run often.
+    private let lifecycleContext: Context?
+    private let workers: [Worker]
+    /// The node's objects as the tracker sees them (cast once here, not at every attach).
+    private let trackedParts: [(object: AnyObject, reporter: TrackedObjectBase?, role: ObjectRole)]
     private let tracker: NodeTracker
     private let leakDetector: LeakDetector
     private var isRoot = false
@@ -27,12 +31,19 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: ViewControlla
     public init(context: ContextInterfaceType, viewController: ViewControllerType) {
         self.context = context
         self.viewController = viewController
+        let contextObject = context as AnyObject
+        self.lifecycleContext = contextObject as? Context
+        let workers = (contextObject as? WorkerOwning)?.workers ?? []
+        self.workers = workers
+        let viewObject = viewController as AnyObject
+        var parts: [(object: AnyObject, reporter: TrackedObjectBase?, role: ObjectRole)] = [
+            (contextObject, contextObject as? TrackedObjectBase, .context)
+        ]
+        parts += workers.map { ($0, $0 as? TrackedObjectBase, .worker) }
+        if viewObject !== contextObject { parts.append((viewObject, viewObject as? TrackedObjectBase, .view)) }
+        self.trackedParts = parts
         self.tracker = NodeTracker.current
         self.leakDetector = LeakDetector.current
-    }
-
-    deinit {
-        trackingHandle?.reportRelease()
     }
 
     /// The attached child flows, in attach order.
@@ -113,19 +124,6 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: ViewControlla
 
     // MARK: Tracking
 
-    private var lifecycleContext: Context? { context as AnyObject as? Context }
-
-    /// The objects of this node, in the order they are registered after the flow itself.
-    private var nodeObjects: [(object: AnyObject, role: ObjectRole)] {
-        var objects: [(AnyObject, ObjectRole)] = []
-        let contextObject = context as AnyObject
-        if contextObject !== self { objects.append((contextObject, .context)) }
-        for worker in (contextObject as? WorkerOwning)?.workers ?? [] { objects.append((worker, .worker)) }
-        let view = viewController as AnyObject
-        if view !== self, view !== contextObject { objects.append((view, .view)) }
-        return objects
-    }
-
     final func registerNode(under parent: TrackingHandle?) {
         isAttachedAsChild = true
         register(under: parent)
@@ -139,24 +137,31 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: ViewControlla
     private func register(under parent: TrackingHandle?) {
         let tracker = parent?.tracker ?? self.tracker
         guard tracker.isRecording else { return }
-        let id = tracker.attach(self, role: .flow, parent: parent?.node, kind: .flow, name: nodeName)
-        for (object, role) in nodeObjects { tracker.watch(object, role: role, in: id) }
+        let id = tracker.attach(
+            self, role: .flow, parent: parent?.node, kind: .flow, name: nodeName, findableByObject: false)
+        for part in trackedParts where part.object !== self {
+            if let reporter = part.reporter {
+                tracker.watch(reporter, role: part.role, in: id)
+            } else {
+                tracker.watch(part.object, role: part.role, in: id)
+            }
+        }
     }
 
     /// Detaches the node in the tracker and has the leak detector watch its objects.
     private func finishNode() {
-        let objects: [AnyObject] = [self] + nodeObjects.map(\.object)
         if let handle = trackingHandle {
             handle.tracker.detach(handle.node)
         }
-        leakDetector.expectRelease(of: objects, node: nodeName)
+        guard leakDetector.isEnabled else { return }
+        leakDetector.expectRelease(of: [self] + trackedParts.map(\.object), node: nodeName)
     }
 
     /// The node's name in trees and leak paths: the flow's type name without a trailing `Imp`.
     /// Override it to name nodes otherwise; keep it stable across runs, because leak
     /// fingerprints are made of these names.
     open var nodeName: String {
-        let name = String(describing: Self.self)
+        let name = tracker.typeName(of: self)
         return name.hasSuffix("Imp") ? String(name.dropLast(3)) : name
     }
 }

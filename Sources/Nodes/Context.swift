@@ -20,15 +20,13 @@ protocol WorkerOwning {
 /// Activation: `isActive` becomes true, ``didBecomeActive()``, then the workers start in order.
 /// Deactivation is the reverse: the workers stop in reverse order, ``willResignActive()``, the
 /// cancellables are cancelled, then `isActive` becomes false.
-open class AbstractContext<CancellableType: Cancellable & Hashable>: Context, WorkerOwning, TrackedObject {
+open class AbstractContext<CancellableType: Cancellable & Hashable>: TrackedObjectBase, Context, WorkerOwning {
     /// Subscriptions that live while the context is active.
     public final var cancellables = Set<CancellableType>()
     /// The node's workers.
     public final let workers: [Worker]
     /// Whether the context is active.
     public final private(set) var isActive = false
-    /// Set when the context is registered with a node; reports its state and release.
-    public final var trackingHandle: TrackingHandle?
 
     private let workerController: WorkerController
 
@@ -36,10 +34,6 @@ open class AbstractContext<CancellableType: Cancellable & Hashable>: Context, Wo
     public init(workers: [Worker]) {
         self.workers = workers
         self.workerController = WorkerController(workers: workers)
-    }
-
-    deinit {
-        trackingHandle?.reportRelease()
     }
 
     /// Activates the context: see the class overview for the order.

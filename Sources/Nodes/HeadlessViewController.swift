@@ -34,7 +34,7 @@ public enum PresentationRecord: Equatable, Sendable, CustomStringConvertible {
 
 /// An in-memory view: it keeps what it presents and contains, and records every presentation,
 /// so that flows can "show" screens in samples and tests without UIKit.
-open class HeadlessViewController: ViewControllable, TrackedObject {
+open class HeadlessViewController: TrackedObjectBase, ViewControllable {
     /// How the view reads in records and trees.
     public final var title: String
     /// The view presented over this one, if any (kept strongly, as UIKit does).
@@ -45,16 +45,9 @@ open class HeadlessViewController: ViewControllable, TrackedObject {
     public final private(set) var children: [ViewControllable] = []
     /// Everything this view did, in order.
     public final private(set) var history: [PresentationRecord] = []
-    /// Set when the view is registered with a node; reports its release.
-    public final var trackingHandle: TrackingHandle?
-
     /// A view with a title.
     public init(title: String) {
         self.title = title
-    }
-
-    deinit {
-        trackingHandle?.reportRelease()
     }
 
     /// Presents over this view; the view replaces any previous presented view.

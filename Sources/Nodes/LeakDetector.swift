@@ -77,7 +77,9 @@ public final class LeakDetector: Sendable {
     /// Expects every object in `objects` to be released within the grace.
     public func expectRelease(of objects: [AnyObject], node: String) {
         guard isEnabled, !objects.isEmpty else { return }
-        let watched = objects.map { (WeakReference($0), String(describing: type(of: $0))) }
+        var seen = Set<ObjectIdentifier>()
+        let watched = objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
+            .map { (WeakReference($0), String(describing: type(of: $0))) }
         let grace = graceNanoseconds
         let handler = self.handler
         scheduler.schedule(afterNanoseconds: grace) {

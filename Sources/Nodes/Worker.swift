@@ -10,20 +10,13 @@ public protocol Worker: AnyObject {
 
 /// The base class of workers: start and stop bookkeeping, hooks, and cancellables that are
 /// cancelled when the worker stops.
-open class AbstractWorker<CancellableType: Cancellable & Hashable>: Worker, TrackedObject {
+open class AbstractWorker<CancellableType: Cancellable & Hashable>: TrackedObjectBase, Worker {
     /// Subscriptions that live while the worker works.
     public final var cancellables = Set<CancellableType>()
     /// Whether the worker is started.
     public final private(set) var isWorking = false
-    /// Set when the worker is registered with a node; reports its release.
-    public final var trackingHandle: TrackingHandle?
-
     /// Creates a stopped worker.
-    public init() {}
-
-    deinit {
-        trackingHandle?.reportRelease()
-    }
+    public override init() {}
 
     /// Starts the worker and calls ``didStart()``.
     public final func start() {

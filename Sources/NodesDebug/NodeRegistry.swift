@@ -4,6 +4,9 @@
 /// A record lives from attach until the node is detached and every one of its objects has been
 /// released; detached nodes with live objects stay, because they are the leak candidates that a
 /// snapshot must include.
+///
+/// Records sit in one dense array with an id-to-slot index; every change goes through the array
+/// element in place (reading a record out of a dictionary would copy it and its arrays).
 struct NodeRegistry {
     struct Object {
         var role: ObjectRole
@@ -14,6 +17,7 @@ struct NodeRegistry {
     }
 
     struct Record {
+        var id: NodeID
         var parent: NodeID?
         var kind: NodeKind
         var name: String
@@ -32,16 +36,17 @@ struct NodeRegistry {
         var index: UInt16
     }
 
-    private(set) var records: [NodeID: Record] = [:]
+    private var records: [Record] = []
+    private var slots: [NodeID: Int] = [:]
     private(set) var pending: [PendingRelease] = []
     /// Principal objects (the one passed to `attach`) by identity, for parent look-ups by object.
     private var principals: [ObjectIdentifier: (object: WeakReference, node: NodeID)] = [:]
 
     var count: Int { records.count }
 
-    func contains(_ node: NodeID) -> Bool { records[node] != nil }
+    func contains(_ node: NodeID) -> Bool { slots[node] != nil }
 
-    func isAttached(_ node: NodeID) -> Bool { records[node].map { $0.detachedAt == nil } ?? false }
+    func isAttached(_ node: NodeID) -> Bool { slots[node].map { records[$0].detachedAt == nil } ?? false }
 
     /// The node registered for the principal object with identity `key`, with a weak
     /// reference to that object: the caller checks that it is still the same object, because an
@@ -53,46 +58,47 @@ struct NodeRegistry {
     mutating func attach(
         _ node: NodeID, parent: NodeID?, kind: NodeKind, name: String, time: UInt64, principal: WeakReference?
     ) -> DebugInformation.Change {
-        let knownParent = parent.flatMap { records[$0] != nil ? $0 : nil }
-        var record = Record(parent: parent, kind: kind, name: name, attachedAt: time)
+        var record = Record(id: node, parent: parent, kind: kind, name: name, attachedAt: time)
         if let principal {
             principals[principal.key] = (principal, node)
             record.principalKey = principal.key
         }
-        records[node] = record
-        if let knownParent { records[knownParent]?.children.append(node) }
+        slots[node] = records.count
+        records.append(record)
+        if let parent, let parentSlot = slots[parent] { records[parentSlot].children.append(node) }
         return .attached(parent: parent, kind: kind, name: name)
     }
 
     /// Adds an object; returns its index, or nil when the node is unknown or full.
     mutating func addObject(to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?) -> UInt16? {
-        guard var record = records[node], record.objects.count < Int(UInt16.max) else { return nil }
-        let index = UInt16(record.objects.count)
-        record.objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak))
-        record.aliveCount += 1
-        let detached = record.detachedAt != nil
-        records[node] = record
-        if detached, weak != nil { pending.append(PendingRelease(node: node, index: index)) }
+        guard let slot = slots[node], records[slot].objects.count < Int(UInt16.max) else { return nil }
+        let index = UInt16(records[slot].objects.count)
+        records[slot].objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak))
+        records[slot].aliveCount += 1
+        if records[slot].detachedAt != nil, weak != nil { pending.append(PendingRelease(node: node, index: index)) }
         return index
     }
 
     mutating func setState(_ state: NodeState, of node: NodeID) -> Bool {
-        guard records[node] != nil else { return false }
-        records[node]?.state = state
+        guard let slot = slots[node] else { return false }
+        records[slot].state = state
         return true
     }
 
     /// Detaches `node` and, deepest first, any descendant still attached. Returns the ids in
     /// the order their `detached` events must be emitted.
     mutating func detach(_ node: NodeID, time: UInt64) -> [NodeID] {
-        guard let record = records[node], record.detachedAt == nil else { return [] }
+        guard let slot = slots[node], records[slot].detachedAt == nil else { return [] }
         var order: [NodeID] = []
-        for child in record.children.reversed() {
-            order += detach(child, time: time)
+        if !records[slot].children.isEmpty {
+            for child in records[slot].children.reversed() { order += detach(child, time: time) }
         }
-        records[node]?.detachedAt = time
+        // The recursion may have moved records; look the slot up again.
+        guard let current = slots[node] else { return order + [node] }
+        records[current].detachedAt = time
         order.append(node)
-        for (index, object) in record.objects.enumerated() where object.isAlive && object.weak != nil {
+        for index in records[current].objects.indices
+        where records[current].objects[index].isAlive && records[current].objects[index].weak != nil {
             pending.append(PendingRelease(node: node, index: UInt16(index)))
         }
         forgetIfReleased(node)
@@ -101,15 +107,15 @@ struct NodeRegistry {
 
     /// Marks an object released. Returns its role and type name when this changed anything.
     mutating func release(_ node: NodeID, index: UInt16) -> (role: ObjectRole, typeName: String)? {
-        guard var record = records[node], Int(index) < record.objects.count, record.objects[Int(index)].isAlive
-        else { return nil }
-        record.objects[Int(index)].isAlive = false
-        record.objects[Int(index)].weak = nil
-        record.aliveCount -= 1
-        let object = record.objects[Int(index)]
-        records[node] = record
-        forgetIfReleased(node)
-        return (object.role, object.typeName)
+        guard let slot = slots[node] else { return nil }
+        let position = Int(index)
+        guard position < records[slot].objects.count, records[slot].objects[position].isAlive else { return nil }
+        records[slot].objects[position].isAlive = false
+        records[slot].objects[position].weak = nil
+        records[slot].aliveCount -= 1
+        let released = (records[slot].objects[position].role, records[slot].objects[position].typeName)
+        if records[slot].aliveCount == 0, records[slot].detachedAt != nil { forgetIfReleased(node) }
+        return released
     }
 
     /// Checks the weak-watched objects of detached nodes, marks those found deallocated as
@@ -119,10 +125,10 @@ struct NodeRegistry {
         var gone: [PendingRelease] = []
         var still: [PendingRelease] = []
         for entry in pending {
-            guard let record = records[entry.node], Int(entry.index) < record.objects.count,
-                  record.objects[Int(entry.index)].isAlive
+            guard let slot = slots[entry.node], Int(entry.index) < records[slot].objects.count,
+                  records[slot].objects[Int(entry.index)].isAlive
             else { continue }
-            if record.objects[Int(entry.index)].weak?.isReleased ?? true {
+            if records[slot].objects[Int(entry.index)].weak?.isReleased ?? true {
                 gone.append(entry)
             } else {
                 still.append(entry)
@@ -136,10 +142,9 @@ struct NodeRegistry {
 
     /// Every record in attach order.
     func snapshotNodes() -> [NodeSnapshot] {
-        records.keys.sorted().compactMap { id in
-            guard let record = records[id] else { return nil }
-            return NodeSnapshot(
-                id: id, parent: record.parent, kind: record.kind, name: record.name, state: record.state,
+        records.sorted { $0.id < $1.id }.map { record in
+            NodeSnapshot(
+                id: record.id, parent: record.parent, kind: record.kind, name: record.name, state: record.state,
                 attachedAt: record.attachedAt, detachedAt: record.detachedAt,
                 objects: record.objects.enumerated().map { index, object in
                     ObjectSnapshot(
@@ -150,15 +155,24 @@ struct NodeRegistry {
 
     /// Detached nodes that still have live objects, with their detach times.
     func detachedAlive() -> [(node: NodeID, detachedAt: UInt64)] {
-        records.compactMap { id, record in record.detachedAt.map { (id, $0) } }
+        records.compactMap { record in record.detachedAt.map { (record.id, $0) } }
     }
 
     private mutating func forgetIfReleased(_ node: NodeID) {
-        guard let record = records[node], record.detachedAt != nil, record.aliveCount == 0 else { return }
-        records[node] = nil
-        if let parent = record.parent { records[parent]?.children.removeAll { $0 == node } }
+        guard let slot = slots[node], records[slot].detachedAt != nil, records[slot].aliveCount == 0 else { return }
+        if let parent = records[slot].parent, let parentSlot = slots[parent] {
+            records[parentSlot].children.removeAll { $0 == node }
+        }
         // Children keep their parent id: a ghost stays under its former parent in every view.
-        if let key = record.principalKey, principals[key]?.node == node { principals[key] = nil }
+        if let key = records[slot].principalKey, principals[key]?.node == node { principals[key] = nil }
+        // Swap-remove: the last record takes the freed slot.
+        let last = records.count - 1
+        if slot != last {
+            records.swapAt(slot, last)
+            slots[records[slot].id] = slot
+        }
+        records.removeLast()
+        slots[node] = nil
     }
 }
 

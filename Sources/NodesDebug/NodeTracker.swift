@@ -85,23 +85,28 @@ public final class NodeTracker: Sendable {
     ///
     /// - Parameters:
     ///   - name: how the node reads in a tree; the object's type name when nil.
+    ///   - findableByObject: whether ``node(for:)`` (and so `attach(_:role:under:…)`) can find
+    ///     the node from its principal object; it costs a weak reference, which the runtime,
+    ///     knowing its ids, does without.
     /// - Returns: the new node's id (a fresh id even when not recording).
     @discardableResult
     public func attach(
-        _ object: AnyObject, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil
+        _ object: AnyObject, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
+        findableByObject: Bool = true
     ) -> NodeID {
-        let id = NodeID.next()
-        guard isRecording else { return id }
-        let typeName = typeName(of: object)
-        let nodeName = name ?? typeName
-        let principal = WeakReference(object)
-        state.withLock { state in
-            let change = state.registry.attach(
-                id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal)
-            Self.emit(change, for: id, in: &state)
-        }
-        watch(object, role: role, in: id)
-        return id
+        attachNode(object, reporter: Self.reporter(of: object), role: role, parent: parent, kind: kind, name: name,
+                   findableByObject: findableByObject)
+    }
+
+    /// ``attach(_:role:parent:kind:name:findableByObject:)`` for an object that reports its
+    /// own release, without a dynamic cast.
+    @discardableResult
+    public func attach(
+        _ object: TrackedObjectBase, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
+        findableByObject: Bool = true
+    ) -> NodeID {
+        attachNode(object, reporter: object, role: role, parent: parent, kind: kind, name: name,
+                   findableByObject: findableByObject)
     }
 
     /// Attaches a new node under the node whose principal object is `parentObject`.
@@ -117,15 +122,46 @@ public final class NodeTracker: Sendable {
     /// a weak reference after the node is detached.
     public func watch(_ object: AnyObject, role: ObjectRole, in node: NodeID) {
         guard isRecording else { return }
-        let typeName = typeName(of: object)
-        let reporter = object as? TrackedObject
-        let canReport = reporter != nil
+        add(object, reporter: Self.reporter(of: object), role: role, in: node)
+    }
+
+    /// ``watch(_:role:in:)`` for an object that reports its own release, without a dynamic cast.
+    public func watch(_ object: TrackedObjectBase, role: ObjectRole, in node: NodeID) {
+        guard isRecording else { return }
+        add(object, reporter: object, role: role, in: node)
+    }
+
+    private static func reporter(of object: AnyObject) -> TrackedObject? {
+        (object as? TrackedObjectBase) ?? (object as? TrackedObject)
+    }
+
+    private func attachNode(
+        _ object: AnyObject, reporter: TrackedObject?, role: ObjectRole, parent: NodeID?, kind: NodeKind,
+        name: String?, findableByObject: Bool
+    ) -> NodeID {
+        let id = NodeID.next()
+        guard isRecording else { return id }
+        let principal = findableByObject ? WeakReference(object) : nil
+        let type = ObjectIdentifier(Swift.type(of: object))
+        state.withLock { state in
+            let nodeName = name ?? Self.typeName(type, of: object, in: &state)
+            let change = state.registry.attach(
+                id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal)
+            Self.emit(change, for: id, in: &state)
+        }
+        add(object, reporter: reporter, role: role, in: id)
+        return id
+    }
+
+    private func add(_ object: AnyObject, reporter: TrackedObject?, role: ObjectRole, in node: NodeID) {
         // An object already reporting for another live registration is watched weakly here.
         let owner = reporter?.trackingHandle
-        let weak = WeakReference(object)
+        let weak = reporter == nil || owner != nil ? WeakReference(object) : nil
+        let type = ObjectIdentifier(Swift.type(of: object))
         let index: UInt16? = state.withLock { state in
             let ownedElsewhere = owner.map { $0.tracker === self && state.registry.contains($0.node) } ?? false
-            let usesHandle = canReport && !ownedElsewhere
+            let usesHandle = reporter != nil && !ownedElsewhere
+            let typeName = Self.typeName(type, of: object, in: &state)
             guard let index = state.registry.addObject(
                 to: node, role: role, typeName: typeName, weak: usesHandle ? nil : weak)
             else { return nil }
@@ -135,6 +171,12 @@ public final class NodeTracker: Sendable {
         if let index, let reporter {
             reporter.trackingHandle = TrackingHandle(tracker: self, node: node, index: index)
         }
+    }
+
+    /// The display name of an object's type, cached per type (demangling is slow).
+    public func typeName(of object: AnyObject) -> String {
+        let type = ObjectIdentifier(Swift.type(of: object))
+        return state.withLock { Self.typeName(type, of: object, in: &$0) }
     }
 
     /// Records a lifecycle state of `node`.
@@ -224,12 +266,10 @@ public final class NodeTracker: Sendable {
         for sink in state.sinks { sink.receive(event) }
     }
 
-    private func typeName(of object: AnyObject) -> String {
-        let type: any AnyObject.Type = Swift.type(of: object)
-        let key = ObjectIdentifier(type)
-        if let cached = state.withLock({ $0.typeNames[key] }) { return cached }
-        let name = String(describing: type)
-        state.withLock { $0.typeNames[key] = name }
+    private static func typeName(_ key: ObjectIdentifier, of object: AnyObject, in state: inout State) -> String {
+        if let cached = state.typeNames[key] { return cached }
+        let name = String(describing: Swift.type(of: object))
+        state.typeNames[key] = name
         return name
     }
 }

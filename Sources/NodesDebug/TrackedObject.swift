@@ -28,3 +28,18 @@ public protocol TrackedObject: AnyObject {
     /// Set by the tracker when the object is registered with a node.
     var trackingHandle: TrackingHandle? { get set }
 }
+
+/// A base class that reports its own release: the runtime's base classes inherit from it, so
+/// that the tracker recognizes them with a class cast, which is far cheaper than a protocol
+/// conformance look-up on every attach.
+open class TrackedObjectBase: TrackedObject {
+    /// Set by the tracker when the object is registered with a node.
+    public final var trackingHandle: TrackingHandle?
+
+    /// Creates an object that is not yet registered.
+    public init() {}
+
+    deinit {
+        trackingHandle?.reportRelease()
+    }
+}

@@ -1,62 +1,71 @@
 import Synchronization
 
-/// The bounded hand-off between the node lifecycle (any thread, under the tracker's lock) and
-/// the agent's writer thread. A full queue drops and counts; it never blocks and never grows.
-final class EventQueue: Sendable {
-    private struct State {
-        var events: [DebugInformation] = []
-        var dropped: UInt64 = 0
-    }
-
-    /// The most events held at once.
+/// The bounded hand-off between the node lifecycle and the agent's writer thread: a ring of
+/// fixed capacity with one producer and one consumer, and no lock.
+///
+/// One producer: the tracker calls its sinks while holding its own lock, so enqueues never run
+/// concurrently. One consumer: the writer thread. A full ring drops and counts; it never
+/// blocks and never grows.
+final class EventQueue: @unchecked Sendable {
+    // `storage` slots in [tail, head) are initialized and owned by the consumer side once
+    // published by the producer's release store of `head`; the rest are owned by the producer.
+    /// The most events held at once (a power of two).
     let capacity: Int
-    private let state: Mutex<State>
+    private let mask: Int
+    private let storage: UnsafeMutablePointer<DebugInformation>
+    private let head = Atomic<Int>(0)
+    private let tail = Atomic<Int>(0)
+    private let dropped = Atomic<UInt64>(0)
 
     init(capacity: Int) {
-        self.capacity = capacity
-        var initial = State()
-        initial.events.reserveCapacity(capacity)
-        state = Mutex(initial)
+        var size = 1
+        while size < max(capacity, 2) { size <<= 1 }
+        self.capacity = size
+        self.mask = size - 1
+        self.storage = .allocate(capacity: size)
     }
 
-    /// Adds an event, or counts it as dropped when the queue is full. Returns the number of
-    /// events now queued.
+    deinit {
+        let (start, end) = (tail.load(ordering: .acquiring), head.load(ordering: .acquiring))
+        for position in start..<end { (storage + (position & mask)).deinitialize(count: 1) }
+        storage.deallocate()
+    }
+
+    /// Adds an event, or counts it as dropped when the ring is full. Returns how many events
+    /// are queued. Producer side only.
     @inline(__always)
     func enqueue(_ event: DebugInformation) -> Int {
-        state.withLock { state in
-            guard state.events.count < capacity else {
-                state.dropped &+= 1
-                return state.events.count
-            }
-            state.events.append(event)
-            return state.events.count
+        let position = head.load(ordering: .relaxed)
+        let queued = position &- tail.load(ordering: .acquiring)
+        guard queued < capacity else {
+            dropped.wrappingAdd(1, ordering: .relaxed)
+            return queued
         }
+        (storage + (position & mask)).initialize(to: event)
+        head.store(position &+ 1, ordering: .releasing)
+        return queued &+ 1
     }
 
-    /// Moves every queued event into `batch` (which must be empty; its storage becomes the
-    /// queue's, so that draining allocates nothing) and returns how many were dropped since the
-    /// last take.
+    /// Moves every queued event into `batch` and returns how many were dropped since the last
+    /// take. Consumer side only.
     func take(into batch: inout [DebugInformation]) -> UInt64 {
-        var spare: [DebugInformation] = []
-        swap(&spare, &batch)
-        let (taken, dropped): ([DebugInformation], UInt64) = state.withLock { state in
-            swap(&spare, &state.events)
-            let dropped = state.dropped
-            state.dropped = 0
-            return (spare, dropped)
-        }
-        batch = taken
-        return dropped
+        let start = tail.load(ordering: .relaxed)
+        let end = head.load(ordering: .acquiring)
+        let droppedSoFar = dropped.exchange(0, ordering: .relaxed)
+        batch.reserveCapacity(batch.count + (end &- start))
+        for position in start..<end { batch.append((storage + (position & mask)).move()) }
+        tail.store(end, ordering: .releasing)
+        return droppedSoFar
     }
 
-    /// Forgets everything queued (on disconnect).
+    /// Forgets everything queued (on disconnect). Consumer side only.
     func clear() {
-        state.withLock { state in
-            state.events.removeAll(keepingCapacity: true)
-            state.dropped = 0
-        }
+        var discarded: [DebugInformation] = []
+        _ = take(into: &discarded)
     }
 
-    /// Whether anything is queued.
-    var isEmpty: Bool { state.withLock { $0.events.isEmpty && $0.dropped == 0 } }
+    /// Whether nothing is queued and nothing was dropped.
+    var isEmpty: Bool {
+        head.load(ordering: .acquiring) == tail.load(ordering: .acquiring) && dropped.load(ordering: .relaxed) == 0
+    }
 }
