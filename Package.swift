@@ -15,6 +15,10 @@ let package = Package(
         .library(name: "NodescopeGraphviz", targets: ["NodescopeGraphviz"]),
         .executable(name: "nodescope", targets: ["nodescope"]),
         .executable(name: "sample-nodes", targets: ["sample-nodes"]),
+        .executable(name: "sample-ribs", targets: ["sample-ribs"]),
+        .executable(name: "sample-viper", targets: ["sample-viper"]),
+        .executable(name: "sample-bfg", targets: ["sample-bfg"]),
+        .executable(name: "sample-modules", targets: ["sample-modules"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
@@ -68,11 +72,30 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        .executableTarget(name: "sample-nodes", dependencies: ["Nodes"], path: "Samples/sample-nodes"),
+        // Sample host apps, one per seed architecture (Samples/README.md); each links only the
+        // light runtime and SampleSupport (their shared command line), and is tested by running it.
+        .target(name: "SampleSupport", dependencies: ["NodesDebug"], path: "Samples/SampleSupport"),
+        .executableTarget(
+            name: "sample-nodes", dependencies: ["Nodes", "SampleSupport"], path: "Samples/sample-nodes",
+            exclude: ["README.md"]),
+        .executableTarget(
+            name: "sample-ribs", dependencies: ["NodesDebug", "SampleSupport"], path: "Samples/sample-ribs",
+            exclude: ["README.md"]),
+        .executableTarget(
+            name: "sample-viper", dependencies: ["NodesDebug", "SampleSupport"], path: "Samples/sample-viper",
+            exclude: ["README.md"]),
+        .executableTarget(
+            name: "sample-bfg", dependencies: ["NodesDebug", "SampleSupport"], path: "Samples/sample-bfg",
+            exclude: ["README.md"]),
+        .executableTarget(
+            name: "sample-modules", dependencies: ["NodesDebug", "SampleSupport"], path: "Samples/sample-modules",
+            exclude: ["README.md"]),
 
         // The benchmarks behind docs/BENCHMARKS.md (run them with -c release).
         .executableTarget(
-            name: "nodescope-bench", dependencies: ["Nodes", "NodescopeWire"], path: "Benchmarks/NodescopeBench"),
+            name: "nodescope-bench",
+            dependencies: ["Nodes", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz"],
+            path: "Benchmarks/NodescopeBench"),
 
         // Real processes for the agent's end-to-end tests: a scripted host and a minimal listener.
         .executableTarget(name: "test-host", dependencies: ["Nodes"], path: "Tests/Support/TestHost"),
@@ -97,6 +120,20 @@ let package = Package(
         .testTarget(
             name: "NodescopeEndToEndTests",
             dependencies: ["NodescopeCollector", "NodescopeServer", "ProcessTestSupport", "nodescope", "test-host"]),
+        .testTarget(
+            name: "SamplesTests",
+            dependencies: [
+                "NodescopeCollector", "ProcessTestSupport", "SampleSupport", "nodescope",
+                "sample-nodes", "sample-ribs", "sample-viper", "sample-bfg", "sample-modules",
+            ]),
+        // nodescope check end to end (real processes, a fixture package under Tests/Fixtures),
+        // its baseline and reports, and NodesTesting's release expectations.
+        .testTarget(
+            name: "CheckTests",
+            dependencies: [
+                "NodescopeCollector", "NodescopeCommands", "NodesTesting", "ProcessTestSupport", "nodescope",
+                "sample-nodes", "test-host",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,15 +1,15 @@
 import Foundation
 
 // nodescope-bench: the benchmarks behind docs/BENCHMARKS.md.
-// Usage: nodescope-bench [host] [--quick]     (build with -c release; see docs/BENCHMARKS.md)
+// Usage: nodescope-bench [host] [collector] [render] [--quick]     (build with -c release; see docs/BENCHMARKS.md)
 let arguments = Set(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 let all = arguments.subtracting(["--quick"]).isEmpty
 
-#if DEBUG
-print("warning: a debug build; figures are only meaningful with `swift run -c release nodescope-bench`")
-#endif
-print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
+if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "memory-probe" {
+    memoryProbe(count: Int(CommandLine.arguments[2]) ?? 100_000)
+    exit(0)
+}
 
 if arguments.contains("profile-cycles") {
     // For profilers (valgrind --tool=callgrind): connected attach+detach cycles only.
@@ -17,6 +17,18 @@ if arguments.contains("profile-cycles") {
     exit(0)
 }
 
+#if DEBUG
+print("warning: a debug build; figures are only meaningful with `swift run -c release nodescope-bench`")
+#endif
+print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
+
 if all || arguments.contains("host") {
     printTable("Host agent", runHostBenchmarks(quick: quick))
+}
+if all || arguments.contains("collector") {
+    printTable("Collector", try await runCollectorBenchmarks(quick: quick))
+    printTable("Leak flagging", try await runLeakLatencyBenchmark(quick: quick))
+}
+if all || arguments.contains("render") {
+    printTable("Rendering", try runRenderBenchmarks(quick: quick))
 }
