@@ -57,6 +57,20 @@ final class FeedFlowImp: AbstractFlow<FeedContextImp, FeedViewController> {
         detach(ending: detail)
         viewController.pop(detail.getViewController(), animated: true)
     }
+
+    /// Shows `count` posts, each a node, in sections of ``FeedSectionBuilder/capacity``: how
+    /// `--nodes N` grows the tree for benchmarks.
+    func showItems(count: Int) {
+        let builder = FeedSectionBuilder()
+        var first = 1
+        while first <= count {
+            let last = min(first + FeedSectionBuilder.capacity - 1, count)
+            let section = builder.build(items: first...last)
+            viewController.contain(section.getViewController())
+            attach(starting: section)
+            first = last + 1
+        }
+    }
 }
 
 /// Builds the feed; the variant names the experiment arm.

@@ -158,12 +158,17 @@ struct NodeRegistry {
         records.compactMap { record in record.detachedAt.map { (record.id, $0) } }
     }
 
+    /// Forgets a detached, fully released node, unless detached nodes still hang below it: a
+    /// released ancestor stays (so that a snapshot names a ghost's whole path) until its last
+    /// descendant goes, and then goes with it.
     private mutating func forgetIfReleased(_ node: NodeID) {
-        guard let slot = slots[node], records[slot].detachedAt != nil, records[slot].aliveCount == 0 else { return }
-        if let parent = records[slot].parent, let parentSlot = slots[parent] {
+        guard let slot = slots[node], records[slot].detachedAt != nil, records[slot].aliveCount == 0,
+              records[slot].children.isEmpty
+        else { return }
+        let parent = records[slot].parent
+        if let parent, let parentSlot = slots[parent] {
             records[parentSlot].children.removeAll { $0 == node }
         }
-        // Children keep their parent id: a ghost stays under its former parent in every view.
         if let key = records[slot].principalKey, principals[key]?.node == node { principals[key] = nil }
         // Swap-remove: the last record takes the freed slot.
         let last = records.count - 1
@@ -173,6 +178,7 @@ struct NodeRegistry {
         }
         records.removeLast()
         slots[node] = nil
+        if let parent { forgetIfReleased(parent) }
     }
 }
 

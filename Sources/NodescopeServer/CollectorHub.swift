@@ -98,6 +98,14 @@ final class CollectorHub {
         }
         send(ControlResponseFrame.parts(requestID: request.requestID, status: reply.0, body: reply.1).map { .response($0) },
              on: channel)
+        // A subscription to a process that has already ended gets its end at once.
+        if request.command == .subscribe, reply.0 == .ok, case let .success(session) = collector.resolve(request.argument),
+           let summary = collector.summary(session), summary.endedAtNanos != nil
+        {
+            let ended = TreeChange.sessionEnded(normally: summary.endedNormally ?? false)
+            send([.event(ControlEventFrame(subscriptionID: request.requestID, body: ControlBody.encode(ended)))], on: channel)
+            subscribers[session]?.removeAll { $0.channel === channel && $0.requestID == request.requestID }
+        }
     }
 
     func clientClosed(_ channel: Channel) {

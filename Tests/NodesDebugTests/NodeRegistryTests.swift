@@ -61,16 +61,20 @@ struct NodeRegistryTests {
         _ = object
     }
 
-    @Test func ghostsKeepTheirFormerParent() {
+    @Test func aReleasedAncestorStaysWhileAGhostHangsBelowItThenGoesWithIt() {
         var registry = NodeRegistry()
-        let (parent, child) = (NodeID(rawValue: 1), NodeID(rawValue: 2))
-        _ = registry.attach(parent, parent: nil, kind: .flow, name: "P", time: 0, principal: nil)
+        let (grandparent, parent, child) = (NodeID(rawValue: 1), NodeID(rawValue: 2), NodeID(rawValue: 3))
+        _ = registry.attach(grandparent, parent: nil, kind: .flow, name: "G", time: 0, principal: nil)
+        _ = registry.attach(parent, parent: grandparent, kind: .flow, name: "P", time: 0, principal: nil)
         _ = registry.attach(child, parent: parent, kind: .flow, name: "C", time: 0, principal: nil)
-        _ = registry.addObject(to: parent, role: .flow, typeName: "P", weak: nil)
-        _ = registry.addObject(to: child, role: .flow, typeName: "C", weak: nil)
-        _ = registry.detach(parent, time: 1)
+        for node in [grandparent, parent, child] { _ = registry.addObject(to: node, role: .flow, typeName: "F", weak: nil) }
+        _ = registry.detach(grandparent, time: 1)
+        _ = registry.release(grandparent, index: 0)
         _ = registry.release(parent, index: 0)
-        #expect(!registry.contains(parent))
-        #expect(registry.snapshotNodes().map(\.parent) == [parent])
+        // The child leaks: its released ancestors stay, so its whole path can be told.
+        #expect(registry.snapshotNodes().map(\.name) == ["G", "P", "C"])
+        #expect(registry.snapshotNodes().map { $0.objects.contains(where: \.isAlive) } == [false, false, true])
+        _ = registry.release(child, index: 0)
+        #expect(registry.count == 0)
     }
 }

@@ -46,6 +46,12 @@ struct DaemonEndToEndTests {
         }
     }
 
+    /// The host keeps a detached, fully released node while a ghost hangs below it; the
+    /// collector shows the same node as a placeholder, which `canonical(_:)` leaves out.
+    private func isReleasedAncestor(hostLine line: String) -> Bool {
+        line.hasSuffix(" detached []")
+    }
+
     private func canonical(hostLine line: String) -> String {
         var fields = line.split(separator: " ").map(String.init)
         if fields.count >= 6, fields[5] == "detached" { fields[4] = "-" }
@@ -132,7 +138,8 @@ struct DaemonEndToEndTests {
         for host in hosts { #expect(host.waitForLine(prefix: "READY", seconds: 120) != nil) }
 
         for host in hosts {
-            let expected = host.lines.filter { $0.hasPrefix("FINAL ") }.map { canonical(hostLine: String($0.dropFirst(6))) }
+            let expected = host.lines.filter { $0.hasPrefix("FINAL ") }.map { String($0.dropFirst(6)) }
+                .filter { !isReleasedAncestor(hostLine: $0) }.map { canonical(hostLine: $0) }
             let view = try treeView("\(host.process.processIdentifier)", socket: socket)
             #expect(canonical(view) == expected, "host \(host.process.processIdentifier)")
         }

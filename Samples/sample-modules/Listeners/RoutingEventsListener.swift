@@ -1,0 +1,23 @@
+/// The main routing flow: turns the events that mean "go somewhere" into routing steps.
+final class RoutingEventsListener: EventsListener {
+    private let router: Router
+
+    init(router: Router) {
+        self.router = router
+    }
+
+    func listenEvents(from module: Module) {
+        module.events.subscribe { [router] event in
+            switch event {
+            case let HomeEvent.categorySelected(category):
+                router.route(to: .productArray(ProductArrayBuildContext(category: category, routingFlow: "main")))
+            case let ProductArrayEvent.productSelected(sku):
+                router.route(to: .product(ProductBuildContext(sku: sku, routingFlow: "main")))
+            case ProductEvent.closed:
+                router.back()
+            default:
+                break
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import NodesDebug
+
+/// What a router can do for its parent: be attached as a child RIB and be detached.
+protocol Routing: AnyObject {
+    /// Reports the RIB as a node under `parent`, activates its interactor and loads it.
+    func attach(under parent: NodeID?)
+    /// Detaches the RIB's children, deactivates its interactor and reports the RIB detached.
+    func detach()
+}
+
+/// Routes a RIB: it attaches and detaches child RIBs.
+///
+/// This is the one place where the RIB tree meets Nodescope, through the generic tracking API:
+/// each RIB is a node of kind `Router`, named after its router, holding its router, its
+/// interactor and, when it has one, its view controller. Nodescope watches those objects through
+/// weak references and reports any that outlives the detach of its RIB.
+class Router<InteractorType: Interactor>: Routing {
+    let interactor: InteractorType
+    private(set) var children: [Routing] = []
+    /// The RIB's node while it is attached.
+    private(set) var nodeID: NodeID?
+
+    init(interactor: InteractorType) {
+        self.interactor = interactor
+    }
+
+    /// The view controller reported with the RIB, if it has one.
+    var trackedViewController: ViewController? { nil }
+
+    /// Called when the RIB is attached, after its interactor became active: attach the RIB's
+    /// first children here.
+    func didLoad() {}
+
+    final func attachChild(_ child: Routing) {
+        children.append(child)
+        child.attach(under: nodeID)
+    }
+
+    final func detachChild(_ child: Routing) {
+        child.detach()
+        children.removeAll { $0 === child }
+    }
+
+    /// Attaches this router as the root of the tree: how the app launches.
+    final func launch() {
+        attach(under: nil)
+    }
+
+    final func attach(under parent: NodeID?) {
+        let tracker = NodeTracker.shared
+        let id = tracker.attach(self, role: .router, parent: parent, kind: .router, name: "\(type(of: self))")
+        tracker.watch(interactor, role: .interactor, in: id)
+        if let view = trackedViewController { tracker.watch(view, role: .view, in: id) }
+        nodeID = id
+        interactor.activate()
+        tracker.setState(.active, of: id)
+        didLoad()
+    }
+
+    final func detach() {
+        for child in children.reversed() { detachChild(child) }
+        guard let id = nodeID else { return }
+        interactor.deactivate()
+        NodeTracker.shared.setState(.inactive, of: id)
+        NodeTracker.shared.detach(id)
+        nodeID = nil
+    }
+}
+
+/// The router of a RIB that has a view controller.
+class ViewableRouter<InteractorType: Interactor, ViewControllerType: ViewController>: Router<InteractorType> {
+    let viewController: ViewControllerType
+
+    init(interactor: InteractorType, viewController: ViewControllerType) {
+        self.viewController = viewController
+        super.init(interactor: interactor)
+    }
+
+    override var trackedViewController: ViewController? { viewController }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import NodescopeCollector
+import ProcessTestSupport
+import Testing
+
+extension SamplesTests {
+    /// The samples of the other seed architectures, run against a real collector: each reports its
+    /// tree through the generic tracking API, and injects one real leak when asked.
+    @Suite("RIBs, VIPER, BFG and modules")
+    struct GenericSamples {
+        /// What one sample must show, at rest and with its leak.
+        struct Expectation: Sendable, CustomTestStringConvertible {
+            let sample: String
+            /// The tree at rest, as `outline` lines, without a leak.
+            let tree: [String]
+            /// The line of the leaked node, inserted at `leakLine` of the tree.
+            let leakedNode: String
+            let leakLine: Int
+            let leakPath: [String]
+            let leakKind: String
+            let leakRoles: [String]
+
+            var testDescription: String { sample }
+        }
+
+        static let expectations: [Expectation] = [
+            Expectation(
+                sample: "sample-ribs",
+                tree: [
+                    "0 Router RootRouter attached [router,interactor,view]",
+                    "1 Router LoggedInRouter attached [router,interactor]",
+                    "2 Router RequestRouter attached [router,interactor,view]",
+                ],
+                leakedNode: "2 Router RequestRouter detached [interactor,view]", leakLine: 2,
+                leakPath: ["RootRouter", "LoggedInRouter", "RequestRouter"], leakKind: "Router",
+                leakRoles: ["interactor", "view"]),
+            Expectation(
+                sample: "sample-viper",
+                tree: [
+                    "0 Coordinator AppCoordinator attached [coordinator]",
+                    "1 Coordinator HomeCoordinator attached [coordinator]",
+                    "2 ViperModule HomeModule attached [presenter,interactor,router,view]",
+                    "2 Coordinator ProfileCoordinator attached [coordinator]",
+                    "3 ViperModule ProfileDisplayModule attached [presenter,interactor,router,view]",
+                ],
+                leakedNode: "3 ViperModule ProfileEditModule detached [presenter,interactor,router,view]", leakLine: 5,
+                leakPath: ["AppCoordinator", "HomeCoordinator", "ProfileCoordinator", "ProfileEditModule"],
+                leakKind: "ViperModule", leakRoles: ["interactor", "presenter", "router", "view"]),
+            Expectation(
+                sample: "sample-bfg",
+                tree: [
+                    "0 Feature AppGraph attached [graph,view]",
+                    "1 Feature MainWordListGraph attached [graph,view,model,router]",
+                    "2 Feature SearchGraph attached [graph,view,model]",
+                    "2 Feature SettingsScreen attached [view]",
+                ],
+                leakedNode: "2 Feature WordDetailsGraph detached [view,viewModel]", leakLine: 3,
+                leakPath: ["AppGraph", "MainWordListGraph", "WordDetailsGraph"], leakKind: "Feature",
+                leakRoles: ["view", "viewModel"]),
+            Expectation(
+                sample: "sample-modules",
+                tree: [
+                    "0 Module HomeModule attached [module,view]",
+                    "1 Module ProductArrayModule attached [module,view]",
+                    "2 Module ProductModule attached [module,view]",
+                ],
+                leakedNode: "2 Module ProductModule detached [module]", leakLine: 2,
+                leakPath: ["HomeModule", "ProductArrayModule", "ProductModule"], leakKind: "Module",
+                leakRoles: ["module"]),
+        ]
+
+        @Test(arguments: expectations.map(\.sample))
+        func runsAloneQuietlyAndLeavesNothingBehind(_ sample: String) throws {
+            let loud = try runAlone(sample, [])
+            #expect(loud.status == 0)
+            #expect(loud.stdout.hasPrefix("== launched\n"))
+            #expect(loud.stdout.hasSuffix("== closed: 0 nodes left\n"))
+            #expect(loud.stderr.isEmpty)
+            let quiet = try runAlone(sample, ["--quiet", "--hold", "0"])
+            #expect(quiet.status == 0)
+            #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+            let wrong = try runAlone(sample, ["--leak", "everything"])
+            #expect(wrong.status == 2)
+            #expect(wrong.stdout.isEmpty)
+            #expect(wrong.stderr.hasPrefix("\(sample): unknown leak kind 'everything'; the kinds are: retain-cycle\n"))
+        }
+
+        @Test(arguments: expectations)
+        func reportsItsTreeAndNoLeak(_ expected: Expectation) throws {
+            let harness = try SampleHarness()
+            defer { harness.stop() }
+            let host = try harness.startHeld(expected.sample)
+            defer { host.stop() }
+
+            let tree = try harness.tree(of: host) { outline($0) == expected.tree }
+            #expect(tree.processName == expected.sample)
+            #expect(outline(tree) == expected.tree)
+
+            harness.waitPastGrace()
+            #expect(try harness.leaks(of: host).isEmpty)
+            #expect(outline(try harness.tree(of: host)) == expected.tree, "every detached node was released")
+            harness.terminate(host)
+        }
+
+        @Test(arguments: expectations)
+        func reportsItsInjectedLeak(_ expected: Expectation) throws {
+            let harness = try SampleHarness()
+            defer { harness.stop() }
+            let host = try harness.startHeld(expected.sample, ["--leak", "retain-cycle"])
+            defer { host.stop() }
+
+            var withGhost = expected.tree
+            withGhost.insert(expected.leakedNode, at: expected.leakLine)
+            let tree = try harness.tree(of: host) { outline($0) == withGhost }
+            #expect(outline(tree) == withGhost)
+
+            harness.waitPastGrace()
+            let leaks = try harness.leaks(of: host) { !$0.isEmpty }
+            let leak = try #require(leaks.first)
+            #expect(leaks.count == 1)
+            #expect(leak.verdict == .leaked)
+            #expect(leak.processName == expected.sample)
+            #expect(leak.kind == expected.leakKind)
+            #expect(leak.path == expected.leakPath)
+            #expect(aliveRoles(leak) == expected.leakRoles)
+            harness.terminate(host)
+        }
+    }
+}

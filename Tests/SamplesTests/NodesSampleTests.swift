@@ -1,0 +1,115 @@
+import Foundation
+import NodescopeCollector
+import ProcessTestSupport
+import Testing
+
+extension SamplesTests {
+    /// sample-nodes, the app on the Nodes runtime, run against a real collector: its tree, each of
+    /// its four injected leaks, and a tree scaled up with `--nodes`.
+    @Suite("sample-nodes")
+    struct NodesSample {
+        /// The tree where the sample rests: logged in again, with its three tabs.
+        static let restingTree = [
+            "0 Flow AppFlow attached [flow,context,view]",
+            "1 Flow LoggedInFlow attached [flow,context,worker,view]",
+            "2 Flow FeedFlow attached [flow,context,worker,view]",
+            "2 Flow ProfileFlow attached [flow,context,view]",
+            "2 Flow SettingsFlow attached [flow,context,worker,view]",
+        ]
+
+        /// Each leak kind: the path of the node it leaks and the objects that stay alive.
+        struct LeakCase: Sendable, CustomTestStringConvertible {
+            let kind: String
+            let path: [String]
+            let roles: [String]
+            var testDescription: String { kind }
+        }
+
+        static let leakCases = [
+            LeakCase(kind: "retain-cycle", path: ["AppFlow", "LoggedInFlow", "ProfileFlow"], roles: ["context"]),
+            LeakCase(kind: "worker", path: ["AppFlow", "LoggedInFlow", "SettingsFlow"], roles: ["context", "view", "worker"]),
+            LeakCase(kind: "subscription", path: ["AppFlow", "LoggedInFlow", "FeedFlow", "DetailFlow"], roles: ["context"]),
+            LeakCase(kind: "view", path: ["AppFlow", "LoggedInFlow", "FeedFlow", "DetailFlow", "ShareFlow"], roles: ["view"]),
+        ]
+
+        @Test func reportsItsTreeAndNoLeak() throws {
+            let harness = try SampleHarness()
+            defer { harness.stop() }
+            let host = try harness.startHeld("sample-nodes")
+            defer { host.stop() }
+            #expect(host.stdout.contains("== logged in, reading a post, sharing it"))
+
+            let tree = try harness.tree(of: host) { outline($0) == Self.restingTree }
+            #expect(tree.processName == "sample-nodes")
+            #expect(outline(tree) == Self.restingTree)
+
+            harness.waitPastGrace()
+            #expect(try harness.leaks(of: host).isEmpty)
+            #expect(outline(try harness.tree(of: host)) == Self.restingTree, "every detached node was released")
+            harness.terminate(host)
+        }
+
+        @Test(arguments: leakCases)
+        func reportsEachInjectedLeak(_ expected: LeakCase) throws {
+            let harness = try SampleHarness()
+            defer { harness.stop() }
+            let host = try harness.startHeld("sample-nodes", ["--leak", expected.kind])
+            defer { host.stop() }
+
+            harness.waitPastGrace()
+            let leaks = try harness.leaks(of: host) { !$0.isEmpty }
+            let leak = try #require(leaks.first)
+            #expect(leaks.count == 1)
+            #expect(leak.verdict == .leaked)
+            #expect(leak.kind == "Flow")
+            #expect(leak.path == expected.path)
+            #expect(aliveRoles(leak) == expected.roles)
+
+            // The ghost hangs under its former parent (or a placeholder for it) in the tree.
+            let tree = try harness.tree(of: host)
+            let ghost = try #require(tree.nodes.first { $0.id == leak.nodeID })
+            #expect(ghost.status == .leaked)
+            #expect(ghost.depth == expected.path.count - 1)
+            #expect(outline(tree).filter { $0.contains(" attached ") } == Self.restingTree)
+            harness.terminate(host)
+        }
+
+        @Test func scalesTheTreeWithNodes() throws {
+            let harness = try SampleHarness()
+            defer { harness.stop() }
+            let host = try harness.startHeld("sample-nodes", ["--nodes", "500"])
+            defer { host.stop() }
+
+            let tree = try harness.tree(of: host) { $0.nodes.count >= 500 }
+            let items = tree.nodes.filter { $0.name == "FeedItemFlow" }
+            #expect(items.count == 500)
+            #expect(items.allSatisfy { $0.depth == 4 && $0.status == .active })
+            #expect(tree.nodes.filter { $0.name == "FeedSectionFlow" }.count == 10)
+            #expect(tree.nodes.count == Self.restingTree.count + 10 + 500)
+            harness.terminate(host)
+        }
+
+        @Test func refusesAnUnknownOptionWithStatus2() throws {
+            let run = try runAlone("sample-nodes", ["--frobnicate"])
+            #expect(run.status == 2)
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.hasPrefix("sample-nodes: unknown option '--frobnicate'\n"))
+            #expect(run.stderr.contains("usage: sample-nodes [options]"))
+            let notANumber = try runAlone("sample-nodes", ["--nodes", "many"])
+            #expect(notANumber.status == 2)
+            #expect(notANumber.stderr.hasPrefix("sample-nodes: --nodes needs a positive whole number, not 'many'\n"))
+        }
+
+        @Test func runsItsScriptAndExitsWithNothingLeft() throws {
+            let run = try runAlone("sample-nodes", [])
+            #expect(run.status == 0)
+            #expect(run.stderr.isEmpty)
+            let output = run.stdout
+            for step in ["== launched", "== logged in, reading a post, sharing it", "== logged out", "== logged in again"] {
+                #expect(output.contains(step + "\n"), "\(step) in\n\(output)")
+            }
+            #expect(output.contains("      Flow DetailFlow [active] {flow,context,view}"))
+            #expect(output.hasSuffix("== closed: 0 nodes left\n"))
+        }
+    }
+}

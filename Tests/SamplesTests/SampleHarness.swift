@@ -1,0 +1,131 @@
+import Foundation
+import NodescopeCollector
+import ProcessTestSupport
+import Testing
+
+/// Runs a sample as a user would, against a real `nodescope daemon` on a private socket, and
+/// reads back what the collector saw with the real `nodescope` CLI.
+struct SampleHarness {
+    /// The collector's grace in these tests: short, so that leak verdicts come quickly.
+    static let grace = 0.3
+
+    let socket: String
+    private let daemon: ChildProcess
+
+    /// Starts a daemon and waits until it answers.
+    init() throws {
+        socket = makeScratchDirectory().appendingPathComponent("c.sock").path
+        daemon = try ChildProcess(
+            "nodescope", ["daemon", "--socket", socket, "--grace", "\(Int(Self.grace * 1000))ms", "--log-level", "warning"])
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: socket), (try? run(["ps"]).status) == 0 { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("the daemon did not start on \(socket)")
+    }
+
+    func stop() {
+        daemon.stop()
+    }
+
+    /// Runs `nodescope ARGS --socket S` to completion: its status and stdout.
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = try ChildProcess("nodescope", arguments + ["--socket", socket])
+        let status = process.waitForExit(seconds: 30)
+        return (status, process.stdout)
+    }
+
+    /// Starts `sample` with `--hold 30` and `arguments`, reporting to the daemon, and waits until
+    /// its script is done (it says `holding`).
+    func startHeld(_ sample: String, _ arguments: [String] = []) throws -> ChildProcess {
+        let host = try ChildProcess(sample, ["--hold", "30"] + arguments, environment: ["NODESCOPE_SOCKET": socket])
+        #expect(host.waitForLine(prefix: "holding", seconds: 30) != nil, "\(sample) did not reach its hold:\n\(host.stdout)")
+        return host
+    }
+
+    /// `nodescope tree PID --json`, asked again until `ready` holds (the collector may be a
+    /// few events behind the host), at most 5 s.
+    func tree(of host: ChildProcess, until ready: (TreeView) -> Bool = { _ in true }) throws -> TreeView {
+        let deadline = Date().addingTimeInterval(5)
+        while true {
+            let (status, output) = try run(["tree", "\(host.process.processIdentifier)", "--json"])
+            #expect(status == 0, "nodescope tree failed:\n\(output)")
+            let view = try JSONDecoder().decode(TreeView.self, from: Data(output.utf8))
+            if ready(view) || Date() >= deadline { return view }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// `nodescope leaks PID --format json`, asked again until `ready` holds, at most 5 s.
+    func leaks(of host: ChildProcess, until ready: ([LeakRecord]) -> Bool = { _ in true }) throws -> [LeakRecord] {
+        let deadline = Date().addingTimeInterval(5)
+        while true {
+            let (status, output) = try run(["leaks", "\(host.process.processIdentifier)", "--format", "json"])
+            #expect(status == 0, "nodescope leaks failed:\n\(output)")
+            let leaks = try JSONDecoder().decode([LeakRecord].self, from: Data(output.utf8))
+            if ready(leaks) || Date() >= deadline { return leaks }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// Waits past the grace of everything the host detached before it said `holding`.
+    func waitPastGrace() {
+        Thread.sleep(forTimeInterval: Self.grace + 0.25)
+    }
+
+    /// Ends a held sample with SIGTERM and expects a clean exit.
+    func terminate(_ host: ChildProcess) {
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(seconds: 10) == 0, "the sample did not exit cleanly:\n\(host.stdout)")
+        #expect(host.stdout.contains("stopping (signal)"))
+    }
+}
+
+/// One line per node of a tree: its depth, kind, name, whether it is still attached, and its
+/// live objects' roles. Placeholders (released nodes kept above a ghost) are left out.
+func outline(_ view: TreeView) -> [String] {
+    view.nodes.filter { !$0.isPlaceholder }.map { node in
+        let alive = node.objects.filter(\.isAlive).map(\.role).joined(separator: ",")
+        let place = node.status.isAttached ? "attached" : "detached"
+        return "\(node.depth) \(node.kind) \(node.displayName) \(place) [\(alive)]"
+    }
+}
+
+/// The alive roles of a leak, sorted.
+func aliveRoles(_ leak: LeakRecord) -> [String] {
+    leak.aliveObjects.map(\.role).sorted()
+}
+
+/// What a sample run to its end printed, and how it ended.
+struct FinishedRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs `sample ARGS` alone (no collector: `NODESCOPE=off`) to its end, capturing both streams.
+func runAlone(_ sample: String, _ arguments: [String]) throws -> FinishedRun {
+    let process = Process()
+    process.executableURL = ChildProcess.binDirectory.appendingPathComponent(sample)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment.removeValue(forKey: "NODESCOPE_SOCKET")
+    environment["NODESCOPE"] = "off"
+    process.environment = environment
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    // Both pipes are read to their end before waiting, so a full pipe cannot stall the sample.
+    nonisolated(unsafe) var errorData = Data()
+    let errorReader = Thread { errorData = stderr.fileHandleForReading.readDataToEndOfFile() }
+    errorReader.start()
+    let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !errorReader.isFinished { Thread.sleep(forTimeInterval: 0.001) }
+    return FinishedRun(
+        status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
+        stderr: String(decoding: errorData, as: UTF8.self))
+}
