@@ -94,7 +94,10 @@ let package = Package(
         // The benchmarks behind docs/BENCHMARKS.md (run them with -c release).
         .executableTarget(
             name: "nodescope-bench",
-            dependencies: ["Nodes", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz"],
+            dependencies: [
+                "Nodes", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/NodescopeBench"),
 
         // Real processes for the agent's end-to-end tests: a scripted host and a minimal listener.

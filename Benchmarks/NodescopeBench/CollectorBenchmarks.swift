@@ -1,7 +1,15 @@
 import Foundation
+import Logging
 import NodescopeCollector
 import NodescopeServer
 import NodescopeWire
+
+/// The collector's logger in benchmarks: warnings only, so the tables stay readable.
+let quietLogger: Logger = {
+    var logger = Logger(label: "bench")
+    logger.logLevel = .warning
+    return logger
+}()
 
 /// Resident memory of this process in bytes (from /proc/self/statm).
 func residentBytes() -> Int {
@@ -46,7 +54,7 @@ private func ingestInProcess(_ stream: [UInt8]) -> (seconds: Double, collector: 
 private func ingestThroughSocket(_ streams: [[UInt8]], eventsEach: Int) async throws -> Double {
     let path = "/tmp/nodescope-bench-\(getpid())-c.sock"
     let server = CollectorServer(
-        socketPath: path, settings: CollectorSettings(graceNanos: 60_000_000_000), logger: .init(label: "bench"))
+        socketPath: path, settings: CollectorSettings(graceNanos: 60_000_000_000), logger: quietLogger)
     try await server.start()
     let expected = UInt64(eventsEach)
     let start = DispatchTime.now().uptimeNanoseconds
@@ -197,7 +205,7 @@ func memoryProbe(count: Int) {
 func runLeakLatencyBenchmark(quick: Bool) async throws -> [ReportRow] {
     let path = "/tmp/nodescope-bench-\(getpid())-l.sock"
     let grace: UInt64 = 200_000_000
-    let server = CollectorServer(socketPath: path, settings: CollectorSettings(graceNanos: grace), logger: .init(label: "bench"))
+    let server = CollectorServer(socketPath: path, settings: CollectorSettings(graceNanos: grace), logger: quietLogger)
     try await server.start()
     defer { unlink(path) }
     var latencies: [Double] = []
