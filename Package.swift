@@ -101,14 +101,15 @@ let package = Package(
             path: "Benchmarks/NodescopeBench"),
 
         // Real processes for the agent's end-to-end tests: a scripted host and a minimal listener.
-        .executableTarget(name: "test-host", dependencies: ["Nodes"], path: "Tests/Support/TestHost"),
+        .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),
+        .executableTarget(name: "test-host", dependencies: ["Nodes", "SeededRandom"], path: "Tests/Support/TestHost"),
         .executableTarget(name: "test-listener", dependencies: ["NodescopeWire"], path: "Tests/Support/TestListener"),
 
-        .testTarget(name: "NodescopeWireTests", dependencies: ["NodescopeWire"], exclude: ["Fixtures"]),
+        .testTarget(name: "NodescopeWireTests", dependencies: ["NodescopeWire", "SeededRandom"], exclude: ["Fixtures"]),
         .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTesting"]),
-        .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz"], exclude: ["Snapshots"]),
+        .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz", "SeededRandom"], exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
-        .testTarget(name: "NodescopeCollectorTests", dependencies: ["NodescopeCollector"]),
+        .testTarget(name: "NodescopeCollectorTests", dependencies: ["NodescopeCollector", "SeededRandom"]),
         .testTarget(
             name: "NodescopeServerTests",
             dependencies: [

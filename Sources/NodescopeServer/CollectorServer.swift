@@ -81,6 +81,11 @@ public final class CollectorServer: Service, Sendable {
         await stop()
     }
 
+    /// Whether a collector accepts connections on `path` right now.
+    public static func isAnswering(at path: String) -> Bool {
+        SocketPlacement.isAnswering(path)
+    }
+
     /// Runs `body` on the collector's loop with the collector, and returns its result.
     public func withCollector<T: Sendable>(_ body: @escaping @Sendable (Collector) -> T) async throws -> T {
         guard let hub = state.withLock({ $0.hub }) else {

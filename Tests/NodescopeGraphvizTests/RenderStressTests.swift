@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import NodescopeGraphviz
+import SeededRandom
 
 /// Graphviz 2.42 is not thread-safe and leaks easily: these run many renders, alone and from
 /// many threads at once, and print the memory they cost.

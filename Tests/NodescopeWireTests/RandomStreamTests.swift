@@ -1,5 +1,6 @@
 import Testing
 @testable import NodescopeWire
+import SeededRandom
 
 @Suite("Random message streams, split anywhere")
 struct RandomStreamTests {

@@ -1,4 +1,5 @@
 import NodescopeWire
+import SeededRandom
 
 /// Builds random but valid messages of every type, with a bias toward edge values.
 struct RandomMessages {

@@ -3,6 +3,7 @@
 // Usage: test-host tree3 | churn S | wait-connect S | exit-after-detach | serve S | random SEED EVENTS
 import Glibc
 import Nodes
+import SeededRandom
 
 /// Writes a line to stdout at once (print is buffered when stdout is a pipe).
 func emit(_ line: String) {
@@ -166,25 +167,13 @@ func runServe(seconds: Double) {
     emit("STOPPING")
 }
 
-/// A deterministic random generator (SplitMix64), so a failing run can be replayed by seed.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
-}
 
 /// Random lifecycle events through the runtime until the tracker has counted `events`: attach
 /// under a random node, detach a random subtree (sometimes leaking it), release some leaks.
 /// Then prints its own final snapshot, flushes, says READY and waits for SIGTERM.
 func runRandom(seed: UInt64, events: UInt64) {
     stopOnTerminate()
-    var random = SplitMix64(state: seed)
+    var random = SplitMix64(seed: seed)
     let names = ["Feed", "Profile", "Settings", "Detail", "Share", "Card", "Chat", "Search"]
     let root = HostFlow("Root")
     root._start()
