@@ -1,3 +1,4 @@
+import Glibc
 import Nodes
 import SampleSupport
 
@@ -12,11 +13,20 @@ let specification = SampleOptions.Specification(
         (InjectedLeak.subscription.rawValue, "a post's Detail keeps its observation in the session, never cancelled"),
         (InjectedLeak.view.rawValue, "the analytics service keeps the Share sheet's view"),
     ],
-    valueOptions: [("--nodes", "N", "show N posts as nodes in the feed at the end (for benchmarks)")],
+    valueOptions: [
+        ("--nodes", "N", "show N posts as nodes in the feed at the end (for benchmarks)"),
+        ("--pace", "MS", "pause this many milliseconds between the script's steps (to watch it live)"),
+    ],
     flagOptions: [("--feed-v2", "turn on the feed's v2 experiment (a plugin)")])
 let options = SampleOptions.parse(Array(CommandLine.arguments.dropFirst()), specification)
 let output = SampleOutput(quiet: options.quiet)
 let itemCount = options.positiveInteger("--nodes", specification)
+let pace = options.positiveInteger("--pace", specification)
+
+/// Pauses between the script's steps when `--pace` asks for it, so that a watcher sees each one.
+func pauseBetweenSteps() {
+    if let pace { usleep(UInt32(clamping: pace * 1_000)) }
+}
 let component = AppComponent(
     flags: FeatureFlags(options.flags.contains("--feed-v2") ? ["feed-v2"] : []),
     injectedLeak: options.leak.flatMap(InjectedLeak.init(rawValue:)))
@@ -27,13 +37,17 @@ let component = AppComponent(
 @MainActor func readAndShare(in app: AppFlowImp) {
     app.firstSubFlow(ofType: LoggedOutFlowImp.self)?.loginContext.logIn(as: "ada")
     guard let loggedIn = app.firstSubFlow(ofType: LoggedInFlowImp.self), let feed = loggedIn.feed else { return }
+    pauseBetweenSteps()
     component.ticker.tick()
     let detail = feed.openDetail("Post 1")
     detail.context.bookmark()
+    pauseBetweenSteps()
     detail.openShare()
     output.showTree("logged in, reading a post, sharing it")
+    pauseBetweenSteps()
     detail.closeShare()
     feed.closeDetail(detail)
+    pauseBetweenSteps()
     component.ticker.tick()
     loggedIn.logOut()
 }
@@ -59,8 +73,10 @@ let component = AppComponent(
     window.launch(AppBuilder(component: component).build())
     guard let app = window.flow as? AppFlowImp else { return }
     output.showTree("launched")
+    pauseBetweenSteps()
     readAndShare(in: app)
     output.showTree("logged out")
+    pauseBetweenSteps()
     logInAgain(in: app)
     if let seconds = options.holdSeconds { Hold.run(seconds: seconds, output: output) }
     window.close()

@@ -12,12 +12,14 @@ struct CollectorAccess {
 
     /// Runs `body` with a client of a collector to which `process` (a pid or a name) is
     /// connected, waiting up to `waitSeconds` for it to connect.
+    /// - Parameter giveUp: checked while waiting; a message ends the wait with that error (the
+    ///   demo uses it when its child process exits before connecting).
     func run<T: Sendable>(
-        waitingFor process: String?, _ body: (inout ControlClient) async throws -> T
+        waitingFor process: String?, giveUp: () -> String? = { nil }, _ body: (inout ControlClient) async throws -> T
     ) async throws -> T {
         if ControlClient.isCollectorAnswering(at: socketPath) {
             return try await ControlClient.connect(to: socketPath) { client in
-                if let process { try await waitForProcess(process, client: &client) }
+                if let process { try await waitForProcess(process, client: &client, giveUp: giveUp) }
                 return try await body(&client)
             }
         }
@@ -32,7 +34,7 @@ struct CollectorAccess {
                 + (process.map { ", waiting up to \(Self.seconds(waitSeconds)) for \($0) to connect" } ?? ""))
         do {
             let result = try await ControlClient.connect(to: socketPath) { client in
-                if let process { try await waitForProcess(process, client: &client) }
+                if let process { try await waitForProcess(process, client: &client, giveUp: giveUp) }
                 return try await body(&client)
             }
             await server.stop()
@@ -44,13 +46,14 @@ struct CollectorAccess {
     }
 
     /// Polls until the collector knows `process`, or fails after the wait.
-    private func waitForProcess(_ process: String, client: inout ControlClient) async throws {
+    private func waitForProcess(_ process: String, client: inout ControlClient, giveUp: () -> String?) async throws {
         let deadline = Date().addingTimeInterval(waitSeconds)
         while true {
             do {
                 _ = try await client.request(.tree, argument: process, depth: 1, as: TreeView.self)
                 return
             } catch let refusal as ControlClient.Refusal where refusal.status == .notFound {
+                if let reason = giveUp() { throw CLIError(reason) }
                 guard Date() < deadline else {
                     throw CLIError(
                         "no process \(process) connected within \(Self.seconds(waitSeconds)); is it running with "

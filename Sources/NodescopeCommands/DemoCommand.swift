@@ -30,7 +30,11 @@ struct DemoCommand: AsyncParsableCommand {
         Terminal.write("\(header): running sample-nodes --leak \(leak): launch, log in, browse, log out; one node leaks\n\n")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sample)
-        process.arguments = ["--leak", leak, "--hold", "1.5", "--quiet"]
+        process.arguments = ["--leak", leak, "--pace", "150", "--hold", "1.5", "--quiet"]
+        // The sample's own leak log (the runtime's LeakDetector) would interleave with ours:
+        // keep its standard error, and show it only if the sample fails.
+        let errors = Pipe()
+        process.standardError = errors
         var environment = ProcessInfo.processInfo.environment
         environment["NODESCOPE_SOCKET"] = socket
         process.environment = environment
@@ -44,11 +48,18 @@ struct DemoCommand: AsyncParsableCommand {
 
         do {
             let access = CollectorAccess(socketPath: socket, waitSeconds: 20, settings: .init())
-            let (view, leaks) = try await access.run(waitingFor: pid) { client in
+            let giveUp: () -> String? = {
+                guard !process.isRunning else { return nil }
+                let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                return "sample-nodes exited (status \(process.terminationStatus)) before connecting:\n\(text)"
+            }
+            let (view, leaks) = try await access.run(waitingFor: pid, giveUp: giveUp) { client in
                 var mirror: TreeMirror?
                 try await client.subscribe(pid) { view in
                     mirror = TreeMirror(view)
-                    Terminal.write(Terminal.paint("── live: nodes as they attach, detach and leak ──\n", .gray))
+                    Terminal.write(Terminal.paint("── the tree as the sample starts ──\n", .gray))
+                    Terminal.write(TreeText.render(view))
+                    Terminal.write(Terminal.paint("\n── live: nodes as they attach, detach and leak ──\n", .gray))
                 } onChange: { change in
                     switch change {
                     case .objectAdded, .objectReleased, .statusChanged(_, .started), .statusChanged(_, .active),
