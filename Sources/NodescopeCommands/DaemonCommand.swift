@@ -16,6 +16,12 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "How long a detached node may stay alive before it is flagged as leaked (e.g. 1s, 500ms).")
     var grace: DurationArgument = DurationArgument(argument: "1s")!
 
+    @Option(help: "How long a process that has ended stays listed with its last tree and leaks (e.g. 10m, 30s).")
+    var retention: DurationArgument = DurationArgument(argument: "10m")!
+
+    @Option(help: "How many ended processes are kept at most; the oldest go first.")
+    var keepEnded: Int = 64
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -23,7 +29,11 @@ struct DaemonCommand: AsyncParsableCommand {
         var logger = Logger(label: "nodescope.daemon")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let server = CollectorServer(
-            socketPath: connection.socketPath, settings: CollectorSettings(graceNanos: grace.nanoseconds), logger: logger)
+            socketPath: connection.socketPath,
+            settings: CollectorSettings(
+                graceNanos: grace.nanoseconds, endedSessionRetentionNanos: retention.nanoseconds,
+                maxEndedSessions: max(keepEnded, 0)),
+            logger: logger)
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -47,4 +47,12 @@ public struct DurationArgument: ExpressibleByArgument, Sendable {
         guard let value = Double(text), value >= 0, value * scale < 1e18 else { return nil }
         nanoseconds = UInt64(value * scale)
     }
+
+    /// How `--help` shows a default: `1s`, `500ms`, `10m`.
+    public var defaultValueDescription: String {
+        if nanoseconds % 60_000_000_000 == 0, nanoseconds > 0 { return "\(nanoseconds / 60_000_000_000)m" }
+        if nanoseconds % 1_000_000_000 == 0 { return "\(nanoseconds / 1_000_000_000)s" }
+        if nanoseconds % 1_000_000 == 0 { return "\(nanoseconds / 1_000_000)ms" }
+        return "\(Double(nanoseconds) / 1e9)s"
+    }
 }
