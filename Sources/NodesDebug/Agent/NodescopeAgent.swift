@@ -46,6 +46,8 @@ public final class NodescopeAgent: DebugSink {
     private let exitRequested = AtomicFlag()
     private let holdExit = Atomic<Bool>(false)
     private let graceNanos = Atomic<UInt64>(1_000_000_000)
+    /// How many connection attempts the writer has finished (whatever their outcome).
+    private let connectAttempts = Atomic<UInt64>(0)
     private let counters = Mutex(Statistics(connections: 0, eventsSent: 0, eventsDropped: 0, snapshotsSent: 0))
 
     private static let running = Mutex<NodescopeAgent?>(nil)
@@ -148,6 +150,15 @@ public final class NodescopeAgent: DebugSink {
 
     /// Holds a normal exit as the collector asked, then flushes for at most 200 ms.
     func finishAtExit() {
+        // A process that ends right after it started may not have finished its first connection:
+        // when a socket was named, wait for that first attempt (a collector that is there
+        // answers in milliseconds), so that its nodes are judged and not missed.
+        if settings.mode == .explicit {
+            let deadline = MonotonicClock.now() &+ 1_000_000_000
+            while !isConnected, connectAttempts.load(ordering: .acquiring) == 0, MonotonicClock.now() < deadline {
+                usleep(1_000)
+            }
+        }
         guard isConnected else { return }
         if holdExit.load(ordering: .relaxed) {
             let grace = graceNanos.load(ordering: .relaxed)
@@ -200,6 +211,7 @@ public final class NodescopeAgent: DebugSink {
                     return
                 }
                 link = connect(&state)
+                connectAttempts.wrappingAdd(1, ordering: .releasing)
                 if link == nil { wake.wait(nanoseconds: 500_000_000) }
                 continue
             }
@@ -209,7 +221,14 @@ public final class NodescopeAgent: DebugSink {
                 continue
             }
             if exitRequested.isSet {
-                say(.goodbye(.normalExit), on: &link!, waitMilliseconds: 150)
+                // Events may have been queued while the round above was running: send them all
+                // (the releases of the app's last teardown are among them) before the goodbye.
+                let deadline = MonotonicClock.now() &+ 150_000_000
+                var open = true
+                while open, !queue.isEmpty || link!.sentOffset < link!.outgoing.count, MonotonicClock.now() < deadline {
+                    open = service(&link!, batch: &state.batch)
+                }
+                if open { say(.goodbye(.normalExit), on: &link!, waitMilliseconds: 50) }
                 disconnect(&link)
                 exitDone.signal()
                 return

@@ -1,0 +1,114 @@
+import Foundation
+import Glibc
+import NodescopeCollector
+import NodescopeServer
+
+/// What the private collector of a `check` run saw: every host process, every leak record and,
+/// for each session with a leak, its tree (kept by the collector after the session ended).
+struct CheckFindings: Sendable {
+    /// Every host session, connected ones first.
+    var processes: [ProcessSummary]
+    /// Every leak record, in flag order.
+    var leaks: [LeakRecord]
+    /// The trees of the sessions that have leak records.
+    var trees: [SessionID: TreeView]
+}
+
+/// The private collector of one `check` run: an embedded ``CollectorServer`` on a socket in a
+/// fresh private directory, asking hosts to hold their exit for pending graces.
+final class CheckCollector: Sendable {
+    /// The private directory (mode 0700) that holds the socket.
+    let directory: String
+    /// The socket that the command's processes are pointed at (`NODESCOPE_SOCKET`).
+    let socketPath: String
+    /// The leak grace, in nanoseconds.
+    let graceNanos: UInt64
+    private let server: CollectorServer
+
+    private init(directory: String, graceNanos: UInt64) {
+        self.directory = directory
+        self.socketPath = directory + "/c.sock"
+        self.graceNanos = graceNanos
+        // Every ended process is kept until the end of the run, however long it is and however
+        // many processes it starts (the daemon's defaults drop them after 10 minutes, or past 64).
+        let settings = CollectorSettings(
+            graceNanos: graceNanos, holdExit: true, endedSessionRetentionNanos: .max, maxEndedSessions: .max)
+        self.server = CollectorServer(socketPath: socketPath, settings: settings, logger: .quiet)
+    }
+
+    /// Makes the private directory and starts listening.
+    static func start(graceNanos: UInt64) async throws(CLIError) -> CheckCollector {
+        let directory = try makePrivateDirectory()
+        let collector = CheckCollector(directory: directory, graceNanos: graceNanos)
+        do {
+            try await collector.server.start()
+        } catch {
+            rmdir(directory)
+            throw CLIError("cannot start the private collector on \(collector.socketPath): \(error)")
+        }
+        return collector
+    }
+
+    /// Waits until every host session has ended (at most `waitExitNanos`, or until `check` is
+    /// interrupted). If a host is still connected then, waits one more grace so that its
+    /// detached nodes are judged. Then reads what the collector saw.
+    func settle(waitExitNanos: UInt64, interrupted: @Sendable () -> Bool) async throws(CLIError) -> CheckFindings {
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ waitExitNanos
+        // The last bytes of a host that just exited (even its hello) may still be unread on the
+        // collector's loop: settled means no host connected in two reads 25 ms apart, with the
+        // same number of sessions.
+        var previous = (sessions: -1, connected: -1)
+        var connected = 0
+        while true {
+            try? await Task.sleep(for: .milliseconds(25))
+            let now = try await read { collector in
+                let processes = collector.processes()
+                return (sessions: processes.count, connected: processes.filter(\.isConnected).count)
+            }
+            connected = now.connected
+            if now.connected == 0, now == previous { break }
+            if DispatchTime.now().uptimeNanoseconds >= deadline || interrupted() { break }
+            previous = now
+        }
+        if connected > 0, !interrupted() {
+            // Hosts that outlive the command (daemons it started): their pending graces run out now.
+            try? await Task.sleep(for: .nanoseconds(graceNanos + 50_000_000))
+        }
+        return try await read { collector in
+            let leaks = collector.leaks(nil)
+            var trees: [SessionID: TreeView] = [:]
+            for session in Set(leaks.map(\.session)) { trees[session] = collector.tree(session) }
+            return CheckFindings(processes: collector.processes(), leaks: leaks, trees: trees)
+        }
+    }
+
+    /// Stops listening and removes the socket and its directory.
+    func stop() async {
+        await server.stop()
+        unlink(socketPath)
+        rmdir(directory)
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Collector) -> T) async throws(CLIError) -> T {
+        do {
+            return try await server.withCollector(body)
+        } catch {
+            throw CLIError("cannot read the private collector: \(error)")
+        }
+    }
+
+    /// A fresh directory `nodescope-check-XXXXXX` (mode 0700) under `$TMPDIR` when a socket path
+    /// there fits a Unix socket's limit, else under /tmp.
+    private static func makePrivateDirectory() throws(CLIError) -> String {
+        var base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
+        // The socket path must stay under 108 bytes: template + "/c.sock".
+        if base.utf8.count + "/nodescope-check-XXXXXX/c.sock".utf8.count >= 108 { base = "/tmp" }
+        var template = Array((base + "/nodescope-check-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else {
+            throw CLIError("cannot create a private directory under \(base) for the collector's socket: \(String(cString: strerror(errno)))")
+        }
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}

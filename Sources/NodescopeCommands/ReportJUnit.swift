@@ -1,0 +1,79 @@
+/// `check --junit`: JUnit XML, which CI systems show as test results. One `<testsuite
+/// name="nodescope">` with a test case per leak group (class name: the process; name: the
+/// node's path): new leaks fail, known ones pass with the baseline's reason in `<system-out>`,
+/// unverified nodes are skipped (failures with --strict), late releases pass with a note. A run
+/// without leaks has one passing case, "no leaks".
+enum ReportJUnit {
+    static func render(_ outcome: CheckOutcome) -> String {
+        var cases: [String] = []
+        var failures = 0
+        var skipped = 0
+        for group in outcome.groups {
+            let name = group.pathText + (group.verdict == .leaked ? "" : " (\(group.verdict == .unverified ? "unverified" : "late release"))")
+            var body = ""
+            let details = details(of: group)
+            if group.fails(strict: outcome.strict) {
+                failures += 1
+                let message = "\(group.verdict == .leaked ? "leaked" : "unverified"): alive \(group.aliveText); fingerprint \(group.fingerprint)"
+                body = "      <failure type=\"\(group.ruleID)\" message=\"\(escape(message))\">\(escape(details, attribute: false))</failure>\n"
+            } else if group.isKnown {
+                body = "      <system-out>\(escape("known leak, accepted by the baseline: \(group.baselineEntry?.reason ?? "")\n" + details, attribute: false))</system-out>\n"
+            } else if group.verdict == .unverified {
+                skipped += 1
+                body = "      <skipped message=\"\(escape("unverified: the process ended within the grace; fingerprint \(group.fingerprint)"))\"/>\n"
+                    + "      <system-out>\(escape(details, attribute: false))</system-out>\n"
+            } else {
+                body = "      <system-out>\(escape("warning: released late\n" + details, attribute: false))</system-out>\n"
+            }
+            cases.append(
+                "    <testcase classname=\"\(escape(group.first.processName))\" name=\"\(escape(name))\" time=\"0\">\n" + body + "    </testcase>\n")
+        }
+        if outcome.groups.isEmpty {
+            cases.append("    <testcase classname=\"nodescope\" name=\"no leaks\" time=\"0\"/>\n")
+        }
+        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<testsuites name=\"nodescope check\" \(counts)>\n"
+            + "  <testsuite name=\"nodescope\" \(counts) time=\"0\">\n"
+            + "    <properties>\n"
+            + "      <property name=\"command\" value=\"\(escape(outcome.command.joined(separator: " ")))\"/>\n"
+            + "      <property name=\"commandResult\" value=\"\(escape(outcome.termination.phrase))\"/>\n"
+            + "      <property name=\"graceNanos\" value=\"\(outcome.graceNanos)\"/>\n"
+            + "    </properties>\n"
+            + cases.joined()
+            + "  </testsuite>\n"
+            + "</testsuites>\n"
+    }
+
+    private static func details(of group: CheckLeakGroup) -> String {
+        var lines = [
+            "node:        \(group.path.joined(separator: " › ")) (\(group.first.kind))",
+            "process:     \(group.processesText)",
+            "alive:       \(group.aliveText)",
+            "flagged:     \(LeakText.duration(group.delayNanos)) after detach",
+            "fingerprint: \(group.fingerprint) (\(CheckOutcome.count(group.records.count, "occurrence", "occurrences")))",
+        ]
+        if let released = group.first.releaseDelayNanos { lines.append("released:    \(LeakText.duration(released)) after detach") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Escapes text for XML content and attribute values, and replaces the characters XML 1.0
+    /// cannot hold (most control characters) with U+FFFD.
+    static func escape(_ text: String, attribute: Bool = true) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            case "\n", "\t", "\r": result += attribute ? "&#\(scalar.value);" : String(scalar)
+            case "\u{00}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": result += "\u{FFFD}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,17 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// A tiny app on the Nodes runtime whose test suite leaks one node, for `nodescope check`'s
+// end-to-end test (Tests/CheckTests). It depends on the Nodescope package it lives in.
+// LEAKY_FIXTURE_CLEAN=1 in the environment fixes the leak, so the same suite can also pass.
+let package = Package(
+    name: "LeakyPackage",
+    dependencies: [
+        .package(name: "Nodescope", path: "../../.."),
+    ],
+    targets: [
+        .target(name: "LeakyApp", dependencies: [.product(name: "Nodes", package: "Nodescope")]),
+        .testTarget(name: "LeakyAppTests", dependencies: ["LeakyApp"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
