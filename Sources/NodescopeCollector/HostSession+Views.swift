@@ -49,23 +49,34 @@ extension HostSession {
     }
 
     /// The node a root path names: first the path from a root down; failing that, any node whose
-    /// nearest ancestors end the path (so a single name matches anywhere); the first in pre-order.
+    /// nearest ancestors end the path (so a single name matches anywhere). Among several matches
+    /// (a released node and a live one of the same name), the first attached one in pre-order
+    /// wins, else the first.
     func find(_ path: [String]) -> UInt32? {
         guard !path.isEmpty else { return nil }
+        var fallback: UInt32?
         // From the roots: each branch carries how much of the path it has matched.
         var stack: [(UInt32, Int)] = tree.sortedChildren(of: nil).reversed().map { ($0, 0) }
         while let (slot, level) = stack.popLast() {
             guard matches(slot, path[level]) else { continue }
-            if level + 1 == path.count { return slot }
+            if level + 1 == path.count {
+                if tree.slots[Int(slot)].status.isAttached { return slot }
+                fallback = fallback ?? slot
+                continue
+            }
             for child in tree.sortedChildren(of: slot).reversed() { stack.append((child, level + 1)) }
         }
+        if let fallback { return fallback }
         // Anywhere, in pre-order.
         var all: [UInt32] = tree.sortedChildren(of: nil).reversed()
         while let slot = all.popLast() {
-            if endsPath(slot, path) { return slot }
+            if endsPath(slot, path) {
+                if tree.slots[Int(slot)].status.isAttached { return slot }
+                fallback = fallback ?? slot
+            }
             all.append(contentsOf: tree.sortedChildren(of: slot).reversed())
         }
-        return nil
+        return fallback
     }
 
     private func endsPath(_ slot: UInt32, _ path: [String]) -> Bool {

@@ -110,18 +110,20 @@ struct ExportCommand: AsyncParsableCommand {
         }
     }
 
-    /// The node at a path of names from a root (each element matches a name or, failing that, a kind).
+    /// The node at a path of names from a root (each element matches a name or, failing that, a
+    /// kind). Among siblings of the same name (a released node and a live one), a live one wins.
     static func node(at path: String, in view: TreeView) -> UInt64? {
         let ids = Set(view.nodes.map(\.id))
         var candidates = view.nodes.filter { node in node.parent.map { !ids.contains($0) } ?? true }
-        var found: NodeInfo?
+        var found: [NodeInfo] = []
         for element in path.split(separator: "/").map(String.init) {
-            guard let match = candidates.first(where: { $0.name == element }) ?? candidates.first(where: { $0.kind == element })
-            else { return nil }
-            found = match
-            candidates = view.nodes.filter { $0.parent == match.id }
+            found = candidates.filter { $0.name == element }
+            if found.isEmpty { found = candidates.filter { $0.kind == element } }
+            guard !found.isEmpty else { return nil }
+            let parents = Set(found.map(\.id))
+            candidates = view.nodes.filter { $0.parent.map(parents.contains) ?? false }
         }
-        return found?.id
+        return (found.first { $0.status.isAttached && !$0.isPlaceholder } ?? found.first)?.id
     }
 
     static func write(_ text: String, to path: String) throws {
