@@ -40,13 +40,27 @@ public struct ControlClient: ~Copyable {
                     }
                 }
         } catch {
-            throw CLIError("no collector answers on \(path): start one with `nodescope daemon`", exitCode: 1)
+            throw CLIError(Self.explainConnectFailure(path), exitCode: 1)
         }
         return try await channel.executeThenClose { inbound, outbound in
             var client = ControlClient(inbound: inbound.makeAsyncIterator(), outbound: outbound)
             try await client.handshake()
             return try await body(&client)
         }
+    }
+
+    /// Why nothing could be reached on `path`, in words a person can act on.
+    static func explainConnectFailure(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return "no collector answers on \(path): start one with `nodescope daemon`"
+        }
+        if info.st_uid != getuid() {
+            return "the socket \(path) belongs to another user (uid \(info.st_uid)); collectors serve their own "
+                + "user only: start your own with `nodescope daemon --socket PATH` or set NODESCOPE_SOCKET"
+        }
+        return "no collector answers on \(path) (a stale socket file?): start one with `nodescope daemon`, "
+            + "which replaces it"
     }
 
     /// Whether a collector accepts connections on `path` right now.

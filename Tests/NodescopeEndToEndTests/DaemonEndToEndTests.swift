@@ -184,4 +184,34 @@ struct DaemonEndToEndTests {
         #expect(daemon.process.isRunning)
         #expect(canonical(try treeView(pid, socket: socket)) == before)
     }
+
+    /// The collector refuses a peer of another user (SO_PEERCRED) even when the socket's mode
+    /// lets it connect. Needs root, to run the client as `nobody`.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func aPeerOfAnotherUserIsRefused() throws {
+        // Not under /tmp: on some machines /tmp itself is private to root.
+        let scratch = URL(fileURLWithPath: "/var/tmp/nsuid-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let socket = scratch.appendingPathComponent("d.sock").path
+        let daemon = try startDaemon(socket)
+        defer { daemon.stop() }
+        // Open the door on purpose: the directory and socket are private by default.
+        chmod(scratch.path, 0o755)
+        chmod(socket, 0o666)
+        let nodescope = ChildProcess.binDirectory.appendingPathComponent("nodescope").path
+        let other = try ChildProcess(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", nodescope, "ps", "--socket", socket],
+            absolutePath: true)
+        #expect(other.waitForExit() != 0)
+        #expect(other.stderr.contains("refused this client"), "\(other.stderr)")
+
+        // With the socket's own mode restored, the same user is told whose socket it is.
+        chmod(socket, 0o600)
+        let denied = try ChildProcess(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", nodescope, "ps", "--socket", socket],
+            absolutePath: true)
+        #expect(denied.waitForExit() == 1)
+        #expect(denied.stderr.contains("belongs to another user"), "\(denied.stderr)")
+    }
 }

@@ -6,18 +6,31 @@ public final class ChildProcess: @unchecked Sendable {
     /// The underlying process.
     public let process = Process()
     private let pipe = Pipe()
+    private let errorPipe = Pipe()
+    private var errorOutput = ""
     private let lock = NSLock()
     private var output = ""
 
     /// Starts `executable` (a product of this package) with `arguments`; stdout is collected.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = ChildProcess.binDirectory.appendingPathComponent(executable)
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], absolutePath: Bool = false
+    ) throws {
+        process.executableURL = absolutePath
+            ? URL(fileURLWithPath: executable) : ChildProcess.binDirectory.appendingPathComponent(executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NODESCOPE_SOCKET")
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardOutput = pipe
+        process.standardError = errorPipe
+        errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            lock.lock()
+            errorOutput += String(decoding: data, as: UTF8.self)
+            lock.unlock()
+        }
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
@@ -33,6 +46,13 @@ public final class ChildProcess: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return output
+    }
+
+    /// Everything written to stderr so far.
+    public var stderr: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return errorOutput
     }
 
     /// Stdout so far, by line.
@@ -79,9 +99,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// asynchronously and may not have seen the last bytes yet).
     private func drain() {
         pipe.fileHandleForReading.readabilityHandler = nil
+        errorPipe.fileHandleForReading.readabilityHandler = nil
         let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+        let errorRest = errorPipe.fileHandleForReading.readDataToEndOfFile()
         lock.lock()
         output += String(decoding: rest, as: UTF8.self)
+        errorOutput += String(decoding: errorRest, as: UTF8.self)
         lock.unlock()
     }
 
