@@ -54,9 +54,8 @@ final class CollectorHub {
         let changes = collector.endSession(session, normally: normally, now: Self.now())
         logger.info("host ended", metadata: ["session": "\(session)", "normally": "\(normally)"])
         publish(changes, for: session)
-        for subscriber in subscribers.removeValue(forKey: session) ?? [] {
-            _ = subscriber.channel  // the client ends its attach on sessionEnded
-        }
+        // The last change was `sessionEnded`: the subscriptions of this session are over.
+        subscribers[session] = nil
         rescheduleTimer()
         onSessionsChanged?()
     }
