@@ -106,7 +106,7 @@ let package = Package(
         .executableTarget(name: "test-listener", dependencies: ["NodescopeWire"], path: "Tests/Support/TestListener"),
 
         .testTarget(name: "NodescopeWireTests", dependencies: ["NodescopeWire", "SeededRandom"], exclude: ["Fixtures"]),
-        .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTesting"]),
+        .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTesting", "SeededRandom"]),
         .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz", "SeededRandom"], exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
         .testTarget(name: "NodescopeCollectorTests", dependencies: ["NodescopeCollector", "SeededRandom"]),

@@ -37,16 +37,16 @@ struct NodeRegistry {
     }
 
     private var records: [Record] = []
-    private var slots: [NodeID: Int] = [:]
+    private var slots = NodeSlotTable()
     private(set) var pending: [PendingRelease] = []
     /// Principal objects (the one passed to `attach`) by identity, for parent look-ups by object.
     private var principals: [ObjectIdentifier: (object: WeakReference, node: NodeID)] = [:]
 
     var count: Int { records.count }
 
-    func contains(_ node: NodeID) -> Bool { slots[node] != nil }
+    func contains(_ node: NodeID) -> Bool { slots[node.rawValue] != nil }
 
-    func isAttached(_ node: NodeID) -> Bool { slots[node].map { records[$0].detachedAt == nil } ?? false }
+    func isAttached(_ node: NodeID) -> Bool { slots[node.rawValue].map { records[$0].detachedAt == nil } ?? false }
 
     /// The node registered for the principal object with identity `key`, with a weak
     /// reference to that object: the caller checks that it is still the same object, because an
@@ -63,15 +63,15 @@ struct NodeRegistry {
             principals[principal.key] = (principal, node)
             record.principalKey = principal.key
         }
-        slots[node] = records.count
+        slots.set(node.rawValue, to: records.count)
         records.append(record)
-        if let parent, let parentSlot = slots[parent] { records[parentSlot].children.append(node) }
+        if let parent, let parentSlot = slots[parent.rawValue] { records[parentSlot].children.append(node) }
         return .attached(parent: parent, kind: kind, name: name)
     }
 
     /// Adds an object; returns its index, or nil when the node is unknown or full.
     mutating func addObject(to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?) -> UInt16? {
-        guard let slot = slots[node], records[slot].objects.count < Int(UInt16.max) else { return nil }
+        guard let slot = slots[node.rawValue], records[slot].objects.count < Int(UInt16.max) else { return nil }
         let index = UInt16(records[slot].objects.count)
         records[slot].objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak))
         records[slot].aliveCount += 1
@@ -80,7 +80,7 @@ struct NodeRegistry {
     }
 
     mutating func setState(_ state: NodeState, of node: NodeID) -> Bool {
-        guard let slot = slots[node] else { return false }
+        guard let slot = slots[node.rawValue] else { return false }
         records[slot].state = state
         return true
     }
@@ -88,13 +88,13 @@ struct NodeRegistry {
     /// Detaches `node` and, deepest first, any descendant still attached. Returns the ids in
     /// the order their `detached` events must be emitted.
     mutating func detach(_ node: NodeID, time: UInt64) -> [NodeID] {
-        guard let slot = slots[node], records[slot].detachedAt == nil else { return [] }
+        guard let slot = slots[node.rawValue], records[slot].detachedAt == nil else { return [] }
         var order: [NodeID] = []
         if !records[slot].children.isEmpty {
             for child in records[slot].children.reversed() { order += detach(child, time: time) }
         }
         // The recursion may have moved records; look the slot up again.
-        guard let current = slots[node] else { return order + [node] }
+        guard let current = slots[node.rawValue] else { return order + [node] }
         records[current].detachedAt = time
         order.append(node)
         for index in records[current].objects.indices
@@ -107,7 +107,7 @@ struct NodeRegistry {
 
     /// Marks an object released. Returns its role and type name when this changed anything.
     mutating func release(_ node: NodeID, index: UInt16) -> (role: ObjectRole, typeName: String)? {
-        guard let slot = slots[node] else { return nil }
+        guard let slot = slots[node.rawValue] else { return nil }
         let position = Int(index)
         guard position < records[slot].objects.count, records[slot].objects[position].isAlive else { return nil }
         records[slot].objects[position].isAlive = false
@@ -125,7 +125,7 @@ struct NodeRegistry {
         var gone: [PendingRelease] = []
         var still: [PendingRelease] = []
         for entry in pending {
-            guard let slot = slots[entry.node], Int(entry.index) < records[slot].objects.count,
+            guard let slot = slots[entry.node.rawValue], Int(entry.index) < records[slot].objects.count,
                   records[slot].objects[Int(entry.index)].isAlive
             else { continue }
             if records[slot].objects[Int(entry.index)].weak?.isReleased ?? true {
@@ -162,11 +162,11 @@ struct NodeRegistry {
     /// released ancestor stays (so that a snapshot names a ghost's whole path) until its last
     /// descendant goes, and then goes with it.
     private mutating func forgetIfReleased(_ node: NodeID) {
-        guard let slot = slots[node], records[slot].detachedAt != nil, records[slot].aliveCount == 0,
+        guard let slot = slots[node.rawValue], records[slot].detachedAt != nil, records[slot].aliveCount == 0,
               records[slot].children.isEmpty
         else { return }
         let parent = records[slot].parent
-        if let parent, let parentSlot = slots[parent] {
+        if let parent, let parentSlot = slots[parent.rawValue] {
             records[parentSlot].children.removeAll { $0 == node }
         }
         if let key = records[slot].principalKey, principals[key]?.node == node { principals[key] = nil }
@@ -174,10 +174,10 @@ struct NodeRegistry {
         let last = records.count - 1
         if slot != last {
             records.swapAt(slot, last)
-            slots[records[slot].id] = slot
+            slots.set(records[slot].id.rawValue, to: slot)
         }
         records.removeLast()
-        slots[node] = nil
+        slots.remove(node.rawValue)
         if let parent { forgetIfReleased(parent) }
     }
 }
