@@ -31,7 +31,7 @@ struct NodeRegistry {
     }
 
     /// A weak-watched object of a detached node, polled until it is gone.
-    struct PendingRelease {
+    struct PendingRelease: Hashable {
         var node: NodeID
         var index: UInt16
     }
@@ -118,30 +118,42 @@ struct NodeRegistry {
         return released
     }
 
-    /// Checks the weak-watched objects of detached nodes, marks those found deallocated as
-    /// released and returns them; the rest stay pending.
-    mutating func collectDeallocated() -> [(node: NodeID, index: UInt16, role: ObjectRole, typeName: String)] {
-        guard !pending.isEmpty else { return [] }
-        var gone: [PendingRelease] = []
-        var still: [PendingRelease] = []
-        for entry in pending {
+    /// The weak references to check for pending objects still alive here. The caller checks
+    /// them without the tracker's lock: loading a weak reference can end its object's life, and
+    /// that object's `deinit` may call the tracker.
+    func pendingReferences() -> [(entry: PendingRelease, reference: WeakReference?)] {
+        pending.compactMap { entry in
             guard let slot = slots[entry.node.rawValue], Int(entry.index) < records[slot].objects.count,
                   records[slot].objects[Int(entry.index)].isAlive
-            else { continue }
-            if records[slot].objects[Int(entry.index)].weak?.isReleased ?? true {
-                gone.append(entry)
-            } else {
-                still.append(entry)
-            }
-        }
-        pending = still
-        return gone.compactMap { entry in
-            release(entry.node, index: entry.index).map { (entry.node, entry.index, $0.role, $0.typeName) }
+            else { return nil }
+            return (entry, records[slot].objects[Int(entry.index)].weak)
         }
     }
 
+    /// Marks `gone` released, drops them and every entry no longer alive from the pending list,
+    /// and returns what changed.
+    mutating func applyDeallocated(_ gone: [PendingRelease]) -> [(node: NodeID, index: UInt16, role: ObjectRole, typeName: String)] {
+        let released = gone.compactMap { entry in
+            release(entry.node, index: entry.index).map { (entry.node, entry.index, $0.role, $0.typeName) }
+        }
+        pending.removeAll { entry in
+            guard let slot = slots[entry.node.rawValue], Int(entry.index) < records[slot].objects.count else { return true }
+            return !records[slot].objects[Int(entry.index)].isAlive
+        }
+        return released
+    }
+
+    /// The records as they are (a copy-on-write reference: cheap under the lock); build the
+    /// snapshot from it with ``snapshotNodes(of:)`` after releasing the lock.
+    var currentRecords: [Record] { records }
+
     /// Every record in attach order.
     func snapshotNodes() -> [NodeSnapshot] {
+        Self.snapshotNodes(of: records)
+    }
+
+    /// The snapshot of `records`, in attach order.
+    static func snapshotNodes(of records: [Record]) -> [NodeSnapshot] {
         records.sorted { $0.id < $1.id }.map { record in
             NodeSnapshot(
                 id: record.id, parent: record.parent, kind: record.kind, name: record.name, state: record.state,

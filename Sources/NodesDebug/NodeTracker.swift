@@ -231,7 +231,10 @@ public final class NodeTracker: Sendable {
     /// The whole current tree, consistent with every event up to its `sequence`.
     public func snapshot() -> TreeSnapshot {
         _ = pollReleases()
-        return state.withLock { TreeSnapshot(sequence: $0.sequence, nodes: $0.registry.snapshotNodes()) }
+        // Only a reference to the records is taken under the lock; sorting and building the
+        // snapshot (most of the work on a big tree) happen without holding up the app.
+        let (records, sequence) = state.withLock { ($0.registry.currentRecords, $0.sequence) }
+        return TreeSnapshot(sequence: sequence, nodes: NodeRegistry.snapshotNodes(of: records))
     }
 
     /// The sequence number of the latest event.
@@ -249,9 +252,15 @@ public final class NodeTracker: Sendable {
     /// Returns how many are still pending. The poller thread calls this periodically.
     @discardableResult
     public func pollReleases() -> Int {
-        state.withLock { state in
-            for gone in state.registry.collectDeallocated() {
-                Self.emit(.released(index: gone.index, role: gone.role, typeName: gone.typeName), for: gone.node, in: &state)
+        let candidates = state.withLock { $0.registry.pendingReferences() }
+        guard !candidates.isEmpty else { return 0 }
+        // Outside the lock: a weak load may end an object's life, and its deinit may report.
+        let gone = candidates.filter { $0.reference?.isReleased ?? true }.map(\.entry)
+        return state.withLock { state in
+            for released in state.registry.applyDeallocated(gone) {
+                Self.emit(
+                    .released(index: released.index, role: released.role, typeName: released.typeName),
+                    for: released.node, in: &state)
             }
             return state.registry.pending.count
         }

@@ -76,6 +76,12 @@ enum BackgroundThread {
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { argument in
             guard let argument else { return nil }
+            // Our threads never take SIGPIPE (a socket or pipe peer that went away must not kill
+            // the host); every write of theirs handles EPIPE itself.
+            var pipeOnly = sigset_t()
+            sigemptyset(&pipeOnly)
+            sigaddset(&pipeOnly, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeOnly, nil)
             let body = Unmanaged<Body>.fromOpaque(argument).takeRetainedValue()
             body.run()
             return nil

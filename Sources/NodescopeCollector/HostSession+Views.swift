@@ -37,14 +37,20 @@ extension HostSession {
         return kind != 0 && strings[kind] == element
     }
 
-    /// The display names from the root down to the node.
+    /// The most names a path keeps: a hostile host could nest nodes thousands deep, and every
+    /// leak record carries its path.
+    static let maxPathNames = 64
+
+    /// The display names from the root down to the node; the nearest ``maxPathNames`` of them,
+    /// after a leading "…", when the node is deeper than that.
     func path(to slot: UInt32) -> [String] {
         var names: [String] = []
         var current = slot
-        while current != NodeTree.noSlot {
+        while current != NodeTree.noSlot, names.count < Self.maxPathNames {
             names.append(displayName(current))
             current = tree.slots[Int(current)].parent
         }
+        if current != NodeTree.noSlot { names.append("…") }
         return names.reversed()
     }
 

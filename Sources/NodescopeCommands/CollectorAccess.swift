@@ -74,6 +74,6 @@ struct CollectorAccess {
     }
 
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+        String(format: "%g s", value)
     }
 }

@@ -22,11 +22,18 @@ public struct ConnectionOptions: ParsableArguments {
 /// How long a command waits for a process to connect when no daemon is running.
 public struct WaitOptions: ParsableArguments {
     /// Seconds to wait.
-    @Option(name: .long, help: "With no daemon running: seconds to wait for the process to connect to the embedded collector.")
+    @Option(name: .long, help: "Seconds to wait for the process to connect (to the daemon, or to the embedded collector that starts when no daemon runs).")
     public var wait: Double = 10
 
     /// Creates options with defaults.
     public init() {}
+
+    /// Rejects waits that are negative, infinite or absurdly long.
+    public func validate() throws {
+        guard wait.isFinite, wait >= 0, wait <= 86_400 else {
+            throw ValidationError("--wait must be a number of seconds from 0 to 86400")
+        }
+    }
 }
 
 /// A duration such as `1s`, `500ms`, `1.5`, `2m`.

@@ -84,6 +84,10 @@ final class CollectorHub {
             }
         case .subscribe:
             reply = resolve(request.argument) { session in
+                if subscribers[session]?.contains(where: { $0.channel === channel }) == true {
+                    return (.badRequest, ControlBody.encode(ControlBody.Failure(
+                        error: "this connection already follows that process; one subscription each")))
+                }
                 subscribers[session, default: []].append(Subscriber(requestID: request.requestID, channel: channel))
                 let view = collector.tree(session)
                 return (.ok, ControlBody.encode(view))
@@ -132,6 +136,14 @@ final class CollectorHub {
     private func publish(_ changes: [TreeChange], for session: SessionID) {
         guard !changes.isEmpty, let list = subscribers[session], !list.isEmpty else { return }
         for subscriber in list {
+            // A subscriber that does not read (a suspended `attach`) must not make the daemon
+            // buffer without bound: past the channel's high-water mark it is let go.
+            guard subscriber.channel.isWritable else {
+                logger.notice("disconnected a subscriber that does not keep up", metadata: ["session": "\(session)"])
+                subscribers[session]?.removeAll { $0.channel === subscriber.channel }
+                subscriber.channel.close(promise: nil)
+                continue
+            }
             let frames = changes.map { change in
                 WireMessage.event(ControlEventFrame(subscriptionID: subscriber.requestID, body: ControlBody.encode(change)))
             }

@@ -5,7 +5,7 @@ import NodescopeWire
 struct ConnectionStateMachine {
     enum State: Equatable {
         case awaitingHello
-        case host(sawGoodbye: Bool)
+        case host(goodbye: GoodbyeReason?)
         case client
         case closed
     }
@@ -40,7 +40,7 @@ struct ConnectionStateMachine {
             }
             switch hello.role {
             case .host:
-                state = .host(sawGoodbye: false)
+                state = .host(goodbye: nil)
                 return .acceptHost(hello)
             case .client:
                 state = .client
@@ -49,11 +49,11 @@ struct ConnectionStateMachine {
         case let (.awaitingHello, other):
             state = .closed
             return .close("expected hello, got \(other.frameType)")
-        case (.host(sawGoodbye: true), _):
+        case (.host(goodbye: .some), _):
             state = .closed
             return .close("a frame after goodbye")
         case let (.host, .goodbye(reason)):
-            state = .host(sawGoodbye: true)
+            state = .host(goodbye: reason)
             return .goodbye(reason)
         case (.host, .heartbeat), (.client, .heartbeat):
             return .ignore
@@ -74,6 +74,7 @@ struct ConnectionStateMachine {
         }
     }
 
-    /// Whether the host ended with a goodbye (a normal exit).
-    var endedNormally: Bool { state == .host(sawGoodbye: true) }
+    /// Whether the host ended with a goodbye for a normal exit. A host whose agent was stopped
+    /// (goodbye `agentDisabled`) did not hold for its graces: its end is not a normal one.
+    var endedNormally: Bool { state == .host(goodbye: .normalExit) }
 }

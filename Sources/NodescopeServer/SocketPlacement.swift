@@ -29,6 +29,8 @@ enum SocketPlacement {
         chmod(path, 0o600)
     }
 
+    /// Creates the missing directories of `directory` (the last one private, 0700), and checks an
+    /// existing one without changing it: nobody else may be able to replace the socket in it.
     private static func makePrivateDirectory(_ directory: String) throws(ServerError) {
         var partial = directory.hasPrefix("/") ? "" : "."
         let components = directory.split(separator: "/")
@@ -47,13 +49,19 @@ enum SocketPlacement {
         guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw ServerError(.unsafeDirectory, "\(directory) is not a directory")
         }
-        guard info.st_uid == getuid() else {
+        let sticky = info.st_mode & S_ISVTX != 0
+        let othersMayWrite = info.st_mode & 0o022 != 0
+        if info.st_uid != getuid(), !sticky {
             throw ServerError(
                 .unsafeDirectory,
-                "\(directory) belongs to uid \(info.st_uid), not to you (uid \(getuid())); choose another --socket")
+                "\(directory) belongs to uid \(info.st_uid), not to you (uid \(getuid())); put the socket in a "
+                    + "directory of yours, e.g. --socket ~/.nodescope/collector.sock")
         }
-        if info.st_mode & 0o777 != 0o700, chmod(directory, 0o700) != 0 {
-            throw ServerError(.unsafeDirectory, "cannot make \(directory) private (chmod 0700)")
+        if othersMayWrite, !sticky {
+            throw ServerError(
+                .unsafeDirectory,
+                "others may write in \(directory), so they could replace the socket; use a private directory "
+                    + "(it is created 0700 when missing), e.g. --socket \(directory)/nodescope/collector.sock")
         }
     }
 

@@ -17,11 +17,37 @@ final class WireConnectionHandler: ChannelInboundHandler {
     private var machine = ConnectionStateMachine()
     private var session: SessionID?
     private var logger: Logger
+    private var helloTimeout: Scheduled<Void>?
+
+    /// How long a peer may take to say hello.
+    static let helloDeadline = TimeAmount.seconds(5)
 
     init(hub: NIOLoopBound<CollectorHub>, peerUID: UInt32?, logger: Logger) {
         self.hub = hub
         self.peerUID = peerUID
         self.logger = logger
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startHelloTimer(context)
+        context.fireChannelActive()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // The server adds this handler to channels that are already active.
+        if context.channel.isActive { startHelloTimer(context) }
+    }
+
+    /// Closes the connection if the peer has not said hello in time.
+    private func startHelloTimer(_ context: ChannelHandlerContext) {
+        guard helloTimeout == nil else { return }
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        helloTimeout = context.eventLoop.scheduleTask(in: Self.helloDeadline) {
+            let (handler, context) = bound.value
+            if handler.machine.state == .awaitingHello {
+                handler.close(context, reason: "no hello within \(Self.helloDeadline.nanoseconds / 1_000_000_000) s")
+            }
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -88,6 +114,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        helloTimeout?.cancel()
         let hub = self.hub.value
         if let session {
             hub.endHost(session, normally: machine.endedNormally)
