@@ -2,10 +2,16 @@
 /// an object that cannot report it itself is noticed within one interval.
 ///
 /// The thread starts at the first detach that leaves a weak-watched object behind, and sleeps
-/// without a timeout while nothing is pending: an idle host pays nothing for it.
+/// without a timeout while nothing is pending: an idle host pays nothing for it. While pending
+/// objects stay alive (leaks) with nothing changing for 3 s, it backs off from every 20 ms to
+/// every second, and speeds up again at the next detach.
 final class ReleasePoller: Sendable {
-    /// How often pending weak references are checked.
+    /// How often pending weak references are checked at first.
     static let interval: UInt64 = 20_000_000
+    /// The longest interval, reached while nothing changes.
+    static let longestInterval: UInt64 = 1_000_000_000
+    /// How long after the last change polling stays at full speed (longer than usual graces).
+    static let fullSpeedPeriod: UInt64 = 3_000_000_000
 
     private let signal = ThreadSignal()
     private let started = AtomicFlag()
@@ -17,9 +23,22 @@ final class ReleasePoller: Sendable {
             let signal = self.signal
             let stopped = self.stopped
             BackgroundThread.start { [weak tracker] in
+                var interval = ReleasePoller.interval
+                var lastPending = -1
+                var lastChange = MonotonicClock.now()
                 while !stopped.isSet {
                     guard let pending = tracker?.pollReleases() else { return }
-                    signal.wait(nanoseconds: pending > 0 ? ReleasePoller.interval : nil)
+                    let now = MonotonicClock.now()
+                    if pending != lastPending { lastChange = now }
+                    lastPending = pending
+                    // Full speed while a recent detach may still be released within its grace
+                    // (a late notice would read as a leak); slower once only old leaks remain.
+                    interval = now &- lastChange < ReleasePoller.fullSpeedPeriod
+                        ? ReleasePoller.interval : min(interval * 2, ReleasePoller.longestInterval)
+                    if signal.wait(nanoseconds: pending > 0 ? interval : nil) {
+                        lastChange = MonotonicClock.now()
+                        interval = ReleasePoller.interval
+                    }
                 }
             }
         }

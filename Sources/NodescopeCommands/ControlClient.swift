@@ -34,6 +34,7 @@ public struct ControlClient: ~Copyable {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(5))
                 .connect(unixDomainSocketPath: path) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -42,9 +43,14 @@ public struct ControlClient: ~Copyable {
         } catch {
             throw CLIError(Self.explainConnectFailure(path), exitCode: 1)
         }
+        // A collector that accepts but never answers (stopped with SIGSTOP, wedged) must not
+        // hang the command: without an answer in time, the connection is closed.
+        let underlying = channel.channel
+        let deadline = underlying.eventLoop.scheduleTask(in: .seconds(5)) { underlying.close(promise: nil) }
         return try await channel.executeThenClose { inbound, outbound in
             var client = ControlClient(inbound: inbound.makeAsyncIterator(), outbound: outbound)
-            try await client.handshake()
+            try await client.handshake(path: path)
+            deadline.cancel()
             return try await body(&client)
         }
     }
@@ -75,7 +81,7 @@ public struct ControlClient: ~Copyable {
         self.outbound = outbound
     }
 
-    private mutating func handshake() async throws {
+    private mutating func handshake(path: String) async throws {
         try await send(.hello(Hello(
             role: .client, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: 0, wallNanos: 0,
             processName: "nodescope")))
@@ -85,7 +91,9 @@ public struct ControlClient: ~Copyable {
         case let .helloRefused(refused)?:
             throw CLIError("the collector refused this client: \(refused.reason)")
         default:
-            throw CLIError("the collector did not answer the handshake")
+            throw CLIError(
+                "the collector on \(path) did not answer within 5 s; is it stopped (SIGSTOP) or wedged? "
+                    + "Restart it with `nodescope daemon`", exitCode: 1)
         }
     }
 

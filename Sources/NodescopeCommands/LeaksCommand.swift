@@ -22,6 +22,12 @@ struct LeaksCommand: AsyncParsableCommand {
     @OptionGroup var waiting: WaitOptions
 
     func run() async throws {
+        if process == nil, !ControlClient.isCollectorAnswering(at: connection.socketPath) {
+            throw CLIError(
+                "no daemon runs on \(connection.socketPath); `nodescope leaks` without a process reports what a "
+                    + "daemon has collected: start one with `nodescope daemon`, or name a process to wait for",
+                exitCode: 1)
+        }
         let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
         let leaks = try await access.run(waitingFor: process) { client in
             do {

@@ -94,6 +94,8 @@ struct TreeMirror {
             nodes[id] = nil
             return line
         case .resynced:
+            // The collector follows this with the new tree, one attached event a node.
+            nodes = [:]
             return "\(stamp)  \(Terminal.paint("↻ resynced", .blue)) (the host sent a fresh snapshot)"
         case let .leakFlagged(record):
             let alive = record.aliveObjects.map { "\($0.role) \($0.typeName)" }.joined(separator: ", ")

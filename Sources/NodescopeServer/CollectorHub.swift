@@ -15,6 +15,8 @@ final class CollectorHub {
     let logger: Logger
     private(set) var collector: Collector
     private var subscribers: [SessionID: [Subscriber]] = [:]
+    /// Every open connection, so that stopping the collector can close them.
+    private var connections: [ObjectIdentifier: Channel] = [:]
     private var timer: Scheduled<Void>?
     private var timerDeadline: UInt64?
     /// Called on the loop after every change of the processes list (tests and `check` use it).
@@ -111,6 +113,21 @@ final class CollectorHub {
         }
     }
 
+    func connectionOpened(_ channel: Channel) {
+        connections[ObjectIdentifier(channel)] = channel
+    }
+
+    func connectionClosed(_ channel: Channel) {
+        connections[ObjectIdentifier(channel)] = nil
+    }
+
+    /// Closes every connection (the collector is stopping).
+    func closeAll() {
+        for channel in connections.values { channel.close(promise: nil) }
+        connections.removeAll()
+        timer?.cancel()
+    }
+
     func clientClosed(_ channel: Channel) {
         for key in subscribers.keys { subscribers[key]?.removeAll { $0.channel === channel } }
     }
@@ -135,6 +152,11 @@ final class CollectorHub {
 
     private func publish(_ changes: [TreeChange], for session: SessionID) {
         guard !changes.isEmpty, let list = subscribers[session], !list.isEmpty else { return }
+        // After a resync the subscribers get the new tree, one attached event a node.
+        var changes = changes
+        if changes.contains(.resynced), let view = collector.tree(session) {
+            changes += view.nodes.map { TreeChange.attached($0) }
+        }
         for subscriber in list {
             // A subscriber that does not read (a suspended `attach`) must not make the daemon
             // buffer without bound: past the channel's high-water mark it is let go.

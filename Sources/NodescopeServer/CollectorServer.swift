@@ -68,11 +68,12 @@ public final class CollectorServer: Service, Sendable {
 
     /// Stops listening, closes every connection and removes the socket file.
     public func stop() async {
-        let bound = state.withLock { current in
+        let (hub, bound) = state.withLock { current in
             defer { current.channel = nil }
-            return current.channel
+            return (current.hub, current.channel)
         }
         try? await bound?.close()
+        if let hub { try? await loop.submit { hub.value.closeAll() }.get() }
         unlink(socketPath)
         logger.info("collector stopped")
     }

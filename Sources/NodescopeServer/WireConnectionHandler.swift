@@ -29,13 +29,17 @@ final class WireConnectionHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        hub.value.connectionOpened(context.channel)
         startHelloTimer(context)
         context.fireChannelActive()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         // The server adds this handler to channels that are already active.
-        if context.channel.isActive { startHelloTimer(context) }
+        if context.channel.isActive {
+            hub.value.connectionOpened(context.channel)
+            startHelloTimer(context)
+        }
     }
 
     /// Closes the connection if the peer has not said hello in time.
@@ -116,6 +120,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         helloTimeout?.cancel()
         let hub = self.hub.value
+        hub.connectionClosed(context.channel)
         if let session {
             hub.endHost(session, normally: machine.endedNormally)
             self.session = nil

@@ -21,7 +21,7 @@ import Synchronization
 ///
 /// Enabled by `NODESCOPE_SOCKET`, by ``start(socketPath:tracker:)``, or by default in debug builds
 /// (watching the default path); `NODESCOPE=off` disables it.
-public final class NodescopeAgent: DebugSink {
+public final class NodescopeAgent: Sendable {
     /// Counters, for diagnostics and benchmarks.
     public struct Statistics: Sendable, Equatable {
         /// Connections made (each began with a snapshot).
@@ -82,7 +82,7 @@ public final class NodescopeAgent: DebugSink {
             return agent
         }
         guard let agent else { return nil }
-        tracker.addSink(agent)
+        tracker.addSink(agent.feed)
         if exitHookInstalled.setIfClear() {
             atexit { NodescopeAgent.current?.finishAtExit() }
         }
@@ -97,11 +97,27 @@ public final class NodescopeAgent: DebugSink {
         self.settings = settings
         self.tracker = tracker
         self.queue = EventQueue(capacity: capacity)
+        self.feed = Feed()
+        feed.agent = self
     }
+
+    /// The agent's sink, registered with its own tracker only: the queue behind it takes one
+    /// producer, which that tracker's lock provides. (Were the agent itself a public sink, a
+    /// second tracker could feed it concurrently.)
+    private final class Feed: DebugSink, @unchecked Sendable {
+        // Set once, right after init, before the feed is registered anywhere.
+        unowned(unsafe) var agent: NodescopeAgent?
+
+        func receive(_ event: DebugInformation) {
+            agent?.enqueue(event)
+        }
+    }
+
+    private let feed: Feed
 
     /// Stops the agent: says goodbye to the collector and lets the process run untracked by it.
     public func stop() {
-        tracker.removeSink(self)
+        tracker.removeSink(feed)
         stopRequested.set()
         wake.signal()
         Self.running.withLock { if $0 === self { $0 = nil } }
@@ -136,7 +152,8 @@ public final class NodescopeAgent: DebugSink {
     // MARK: The hot path
 
     /// Queues one event for the writer. Called by the tracker under its lock; never blocks.
-    public func receive(_ event: DebugInformation) {
+    @inline(__always)
+    private func enqueue(_ event: DebugInformation) {
         guard connected.load(ordering: .relaxed) else { return }
         let count = queue.enqueue(event)
         // Wake the writer only when it sleeps long, or when the queue is half full.
@@ -332,6 +349,15 @@ public final class NodescopeAgent: DebugSink {
     private func connect(_ state: inout WriterState) -> Link? {
         let now = MonotonicClock.now()
         guard now >= state.retryAfter else { return nil }
+        guard settings.socketPath.utf8.count < 108 else {
+            if !state.refusalLogged {
+                state.refusalLogged = true
+                log("the socket path \(settings.socketPath) is longer than a Unix socket allows (107 bytes); "
+                    + "set NODESCOPE_SOCKET to a shorter path")
+            }
+            state.retryAfter = now &+ 60_000_000_000
+            return nil
+        }
         var info = stat()
         guard stat(settings.socketPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK else { return nil }
         // A stale socket file that refused us is retried only when it changes, or every 5 s.
