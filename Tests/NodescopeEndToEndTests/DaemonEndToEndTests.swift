@@ -92,6 +92,11 @@ struct DaemonEndToEndTests {
         #expect(delay >= 1.0 && delay <= 1.1, "flagged \(delay) s after detach")
         let leaksText = try nodescope(["leaks", pid, "--socket", socket])
         #expect(leaksText.output.contains("LEAK  Root › Leaky"))
+        let junit = try nodescope(["leaks", pid, "--format", "junit", "--socket", socket])
+        #expect(junit.output.contains("<failure") && junit.output.contains("Leaky"))
+        let sarif = try nodescope(["leaks", pid, "--format", "sarif", "--socket", socket])
+        let sarifDocument = try JSONSerialization.jsonObject(with: Data(sarif.output.utf8)) as? [String: Any]
+        #expect(sarifDocument?["version"] as? String == "2.1.0")
 
         // attach shows the tree, then the leak as it is flagged, and ends when the host goes away.
         host.signal(SIGTERM)
