@@ -17,16 +17,7 @@ final class BenchListener: @unchecked Sendable {
         self.path = path
         unlink(path)
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let utf8 = Array(path.utf8)
-            raw.copyBytes(from: utf8)
-            raw[utf8.count] = 0
-        }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        _ = withUnixAddress(path) { bind(listener, $0, $1) }
         listen(listener, 4)
         Thread.detachNewThread { [self] in serve() }
     }

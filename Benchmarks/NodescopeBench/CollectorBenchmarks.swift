@@ -119,17 +119,22 @@ private func rawSocketSeconds(_ stream: [UInt8]) -> Double {
 
 func rawConnect(_ path: String) -> Int32 {
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    _ = withUnixAddress(path) { connect(descriptor, $0, $1) }
+    return descriptor
+}
+
+/// Calls `body` with the address of the Unix socket at `path` (short benchmark paths only).
+func withUnixAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        let bytes = Array(path.utf8)
+        let bytes = Array(path.utf8.prefix(raw.count - 1))
         raw.copyBytes(from: bytes)
         raw[bytes.count] = 0
     }
-    _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
-    return descriptor
 }
 
 func runCollectorBenchmarks(quick: Bool) async throws -> [ReportRow] {

@@ -25,12 +25,14 @@ public struct TreeSnapshot: Sendable, Equatable {
     /// An indented text rendering, one node a line, for logs and samples.
     public func renderedText() -> String {
         var lines: [String] = []
+        let childrenByParent = Dictionary(grouping: nodes.compactMap { node in node.parent.map { ($0, node) } }, by: \.0)
+            .mapValues { $0.map(\.1) }
         func visit(_ node: NodeSnapshot, depth: Int) {
             let indent = String(repeating: "  ", count: depth)
             let alive = node.objects.filter(\.isAlive).map(\.role.rawValue).joined(separator: ",")
             let mark = node.isDetached ? "detached" : (node.state?.description ?? "attached")
             lines.append("\(indent)\(node.kind) \(node.name) [\(mark)] {\(alive)}")
-            for child in children(of: node.id) { visit(child, depth: depth + 1) }
+            for child in childrenByParent[node.id] ?? [] { visit(child, depth: depth + 1) }
         }
         let ids = Set(nodes.map(\.id))
         for root in nodes where root.parent.map({ !ids.contains($0) }) ?? true {

@@ -17,7 +17,7 @@ struct CollectorAccess {
     func run<T: Sendable>(
         waitingFor process: String?, giveUp: () -> String? = { nil }, _ body: (inout ControlClient) async throws -> T
     ) async throws -> T {
-        if ControlClient.isCollectorAnswering(at: socketPath) {
+        if CollectorServer.isAnswering(at: socketPath) {
             return try await ControlClient.connect(to: socketPath) { client in
                 if let process { try await waitForProcess(process, client: &client, giveUp: giveUp) }
                 return try await body(&client)

@@ -27,7 +27,7 @@ public struct ControlClient: ~Copyable {
     }
 
     /// Connects, says hello as a client, and runs `body`. Throws `CLIError` when nothing
-    /// answers on `path` (see ``isCollectorAnswering(at:)``).
+    /// answers on `path` (`CollectorServer.isAnswering(at:)` asks first).
     public static func connect<T: Sendable>(
         to path: String, _ body: (inout ControlClient) async throws -> T
     ) async throws -> T {
@@ -67,11 +67,6 @@ public struct ControlClient: ~Copyable {
         }
         return "no collector answers on \(path) (a stale socket file?): start one with `nodescope daemon`, "
             + "which replaces it"
-    }
-
-    /// Whether a collector accepts connections on `path` right now.
-    public static func isCollectorAnswering(at path: String) -> Bool {
-        CollectorServer.isAnswering(at: path)
     }
 
     private init(

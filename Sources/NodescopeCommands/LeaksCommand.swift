@@ -22,7 +22,7 @@ struct LeaksCommand: AsyncParsableCommand {
     @OptionGroup var waiting: WaitOptions
 
     func run() async throws {
-        if process == nil, !ControlClient.isCollectorAnswering(at: connection.socketPath) {
+        if process == nil, !CollectorServer.isAnswering(at: connection.socketPath) {
             throw CLIError(
                 "no daemon runs on \(connection.socketPath); `nodescope leaks` without a process reports what a "
                     + "daemon has collected: start one with `nodescope daemon`, or name a process to wait for",

@@ -208,7 +208,8 @@ public final class NodescopeAgent: Sendable {
     /// What only the writer thread touches, between connections.
     private struct WriterState {
         var batch: [DebugInformation] = []
-        var refusalLogged = false
+        /// Whether a refusal or an unusable socket path was logged (once is enough).
+        var problemLogged = false
         var retryAfter: UInt64 = 0
         var lastFailedFile: (inode: UInt64, modified: Int) = (0, 0)
     }
@@ -350,8 +351,8 @@ public final class NodescopeAgent: Sendable {
         let now = MonotonicClock.now()
         guard now >= state.retryAfter else { return nil }
         guard settings.socketPath.utf8.count < 108 else {
-            if !state.refusalLogged {
-                state.refusalLogged = true
+            if !state.problemLogged {
+                state.problemLogged = true
                 log("the socket path \(settings.socketPath) is longer than a Unix socket allows (107 bytes); "
                     + "set NODESCOPE_SOCKET to a shorter path")
             }
@@ -399,8 +400,8 @@ public final class NodescopeAgent: Sendable {
                 connected.store(true, ordering: .releasing)
                 return link
             case let .helloRefused(refused)?:
-                if !state.refusalLogged {
-                    state.refusalLogged = true
+                if !state.problemLogged {
+                    state.problemLogged = true
                     log("the collector at \(settings.socketPath) refused this process: \(refused.reason)")
                 }
                 state.retryAfter = MonotonicClock.now() &+ 10_000_000_000
