@@ -123,7 +123,10 @@ let package = Package(
             dependencies: ["NodesDebug", "NodescopeWire", "NodesTesting", "ProcessTestSupport", "test-host", "test-listener"]),
         .testTarget(
             name: "NodescopeEndToEndTests",
-            dependencies: ["NodescopeCollector", "NodescopeServer", "ProcessTestSupport", "nodescope", "test-host"]),
+            dependencies: [
+                "NodescopeCollector", "NodescopeServer", "NodescopeWire", "ProcessTestSupport", "nodescope", "test-host",
+                "sample-nodes", "SeededRandom",
+            ]),
         .testTarget(
             name: "SamplesTests",
             dependencies: [

@@ -166,8 +166,12 @@ struct NodeRegistry {
     }
 
     /// Detached nodes that still have live objects, with their detach times.
+    /// (A released ancestor kept only to name a ghost's path is not one of them.)
     func detachedAlive() -> [(node: NodeID, detachedAt: UInt64)] {
-        records.compactMap { record in record.detachedAt.map { (record.id, $0) } }
+        records.compactMap { record in
+            guard record.aliveCount > 0 else { return nil }
+            return record.detachedAt.map { (record.id, $0) }
+        }
     }
 
     /// Forgets a detached, fully released node, unless detached nodes still hang below it: a

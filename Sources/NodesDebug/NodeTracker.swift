@@ -252,11 +252,22 @@ public final class NodeTracker: Sendable {
     /// Returns how many are still pending. The poller thread calls this periodically.
     @discardableResult
     public func pollReleases() -> Int {
-        let candidates = state.withLock { $0.registry.pendingReferences() }
-        guard !candidates.isEmpty else { return 0 }
+        pollReleasesWithHorizon().pending
+    }
+
+    /// Polls the weak-watched objects like ``pollReleases()`` and returns the time up to which
+    /// the tracker's events are complete: every release that happened at or before `horizon`
+    /// (noticed by `deinit` or by this poll) has been emitted by the time this returns.
+    ///
+    /// The agent sends it as its heartbeat, the watermark by which the collector judges graces:
+    /// the time is read under the lock, so every event stamped before it is already out, and
+    /// the weak references are checked after it, so no earlier release stays unnoticed.
+    func pollReleasesWithHorizon() -> (pending: Int, horizon: UInt64) {
+        let (candidates, horizon) = state.withLock { ($0.registry.pendingReferences(), MonotonicClock.now()) }
+        guard !candidates.isEmpty else { return (0, horizon) }
         // Outside the lock: a weak load may end an object's life, and its deinit may report.
         let gone = candidates.filter { $0.reference?.isReleased ?? true }.map(\.entry)
-        return state.withLock { state in
+        let pending = state.withLock { state in
             for released in state.registry.applyDeallocated(gone) {
                 Self.emit(
                     .released(index: released.index, role: released.role, typeName: released.typeName),
@@ -264,6 +275,7 @@ public final class NodeTracker: Sendable {
             }
             return state.registry.pending.count
         }
+        return (pending, horizon)
     }
 
     // MARK: Private

@@ -6,14 +6,18 @@ import NodescopeWire
 /// Pure logic: no I/O, no clock, no threads. The daemon's server owns one instance on a single
 /// event loop and feeds it; every mutating call takes `now`, nanoseconds of the collector
 /// machine's `CLOCK_MONOTONIC`, and ``nextDeadline()`` tells it when to call
-/// ``advance(now:)`` next.
+/// ``advance(now:)`` next (to drop ended sessions past their retention).
 ///
-/// What a leak is: a node leaks when, ``CollectorSettings/graceNanos`` after its detach (the
-/// host's time of the detach, mapped to the collector's clock), any of its objects is still alive.
-/// It stays in the tree as a ghost under its former parent, and a ``LeakRecord`` is listed. If its
-/// objects are all released later, it becomes a late release (same record, updated). A node
-/// detached and fully released within the grace leaves the tree. When a session ends, nodes still
-/// within their grace are judged leaked (a normal end with the exit hold) or unverified.
+/// What a leak is: a node leaks when, ``CollectorSettings/graceNanos`` after its detach, any of
+/// its objects is still alive. The grace is judged in the host's time and in the stream's order:
+/// a node is flagged when the host's *watermark* (its heartbeats, or for a host that sends none
+/// the times of its events) passes detach + grace while an object is still alive, so a release
+/// that the host made within the grace is never late or leaked however late it is read, and a
+/// collector that falls behind never flags anything early. A flagged node stays in the tree as a
+/// ghost under its former parent, and a ``LeakRecord`` is listed. If its objects are all released
+/// later, it becomes a late release (same record, updated). A node detached and fully released
+/// within the grace leaves the tree. When a session ends, nodes still within their grace are
+/// judged leaked (a normal end with the exit hold) or unverified.
 ///
 /// A value type: copying a collector copies its state (cheaply, copy-on-write).
 public struct Collector: Sendable {
@@ -33,13 +37,16 @@ public struct Collector: Sendable {
 
     /// Opens a session for a host whose hello was accepted, and returns its id.
     ///
-    /// The host's clock is mapped to the collector's by the difference between `now` and the
-    /// hello's `monotonicNanos` (clamped, never trapping). The hello's role is not checked: the
-    /// server opens sessions for hosts only.
-    public mutating func openSession(_ hello: Hello, now: UInt64) -> SessionID {
+    /// Host times are used as they are when the host reads the collector's clock (`clocks`
+    /// `.same`, or `.unknown` with a hello that is not from the future); otherwise they are
+    /// shifted by the difference between `now` and the hello's `monotonicNanos` (clamped, never
+    /// trapping). So how long a hello took to arrive never shifts a reported time or a verdict
+    /// deadline on one machine. The hello's role is not checked: the server opens sessions for
+    /// hosts only.
+    public mutating func openSession(_ hello: Hello, now: UInt64, clocks: ClockRelation = .unknown) -> SessionID {
         let id = SessionID(rawValue: nextSessionNumber)
         nextSessionNumber &+= 1
-        sessions.append(HostSession(id: id, hello: hello, now: now, settings: settings))
+        sessions.append(HostSession(id: id, hello: hello, now: now, clocks: clocks, settings: settings))
         return id
     }
 
@@ -66,51 +73,56 @@ public struct Collector: Sendable {
         try sessions[index].ingest(message, now: now, into: &changes)
     }
 
-    /// Ends a session at the end of its stream. `normally` is true when a `goodbye(normalExit)`
-    /// came before the end of the stream.
+    /// Ends a session at the end of its stream. `normally` is true when the stream ended after a
+    /// goodbye and without a violation.
     ///
-    /// Nodes whose grace ran out by `now` are leaked. Nodes still within their grace are judged
-    /// leaked when `normally` and ``CollectorSettings/holdExit`` (the host held its exit for
-    /// them), unverified otherwise. The session keeps its tree and leaks until retention drops it.
-    /// Ending an ended or unknown session changes nothing.
+    /// Nodes whose grace ran out by the host's watermark are leaked. Nodes still within their
+    /// grace are judged leaked when the host held its exit for them (`normally`, a goodbye
+    /// `normalExit` if one was recorded, and ``CollectorSettings/holdExit``), unverified
+    /// otherwise. The session keeps its tree and leaks until retention drops it; a session that
+    /// sent nothing after its hello (a host that gave up waiting for the answer) is forgotten at
+    /// once, so it is never listed as a process. Ending an ended or unknown session changes
+    /// nothing.
     public mutating func endSession(_ session: SessionID, normally: Bool, now: UInt64) -> [TreeChange] {
         guard let index = position(of: session) else { return [] }
         let changes = sessions[index].end(normally: normally, now: now)
+        if !sessions[index].receivedFrames { sessions.remove(at: index) }
         dropEndedSessions(now: now)
         return changes
     }
 
-    /// Flags the nodes whose grace has run out by `now` (in every live session) and drops ended
-    /// sessions past their retention. Returns the changes, by session in id order.
-    public mutating func advance(now: UInt64) -> [(SessionID, TreeChange)] {
-        var result: [(SessionID, TreeChange)] = []
-        var changes: [TreeChange] = []
-        for index in sessions.indices where !sessions[index].hasEnded {
-            guard let deadline = sessions[index].nextDeadline, deadline <= now else { continue }
-            changes.removeAll(keepingCapacity: true)
-            sessions[index].processDue(now: now, into: &changes)
-            let id = sessions[index].id
-            result.append(contentsOf: changes.lazy.map { (id, $0) })
-        }
-        dropEndedSessions(now: now)
-        return result
+    /// Whether a session's stream ended with (or has received) a goodbye.
+    public func hasSaidGoodbye(_ session: SessionID) -> Bool {
+        position(of: session).map { sessions[$0].goodbye != nil } ?? false
     }
 
-    /// The earliest time at which ``advance(now:)`` has something to do: a grace running out, or
-    /// an ended session to drop. Nil when there is nothing pending.
+    /// Drops ended sessions past their retention. Graces are not judged here: they run out in
+    /// the host's time, as its stream says (see ``ingest(_:session:now:)``). Returns nothing in
+    /// this version; the result keeps room for changes that time alone may cause.
+    public mutating func advance(now: UInt64) -> [(SessionID, TreeChange)] {
+        dropEndedSessions(now: now)
+        return []
+    }
+
+    /// The earliest time at which ``advance(now:)`` has something to do (an ended session to
+    /// drop), on the collector's clock. Nil when there is nothing pending.
     public func nextDeadline() -> UInt64? {
         var earliest: UInt64?
         for session in sessions {
-            let candidate: UInt64?
-            if let endedAt = session.endedAt {
-                let (sum, overflow) = endedAt.addingReportingOverflow(settings.endedSessionRetentionNanos)
-                candidate = overflow ? .max : sum
-            } else {
-                candidate = session.nextDeadline
-            }
-            if let candidate, earliest.map({ candidate < $0 }) ?? true { earliest = candidate }
+            guard let endedAt = session.endedAt else { continue }
+            let (sum, overflow) = endedAt.addingReportingOverflow(settings.endedSessionRetentionNanos)
+            let candidate = overflow ? UInt64.max : sum
+            if earliest.map({ candidate < $0 }) ?? true { earliest = candidate }
         }
         return earliest
+    }
+
+    /// How far behind the collector is with a host: its own clock minus the host's watermark,
+    /// in nanoseconds (0 when the watermark is ahead, nil when the host has vouched for no time
+    /// yet or the session is unknown).
+    public func lag(_ session: SessionID, now: UInt64) -> UInt64? {
+        guard let index = position(of: session), let watermark = sessions[index].watermark else { return nil }
+        return now > watermark ? now - watermark : 0
     }
 
     private mutating func dropEndedSessions(now: UInt64) {

@@ -3,15 +3,16 @@ extension HostSession {
     /// The earliest grace deadline still pending (the heap's top is kept current).
     var nextDeadline: UInt64? { deadlines.top?.deadline }
 
-    /// Flags the nodes whose grace ran out by `now`, in deadline order, and drops stale
-    /// deadlines from the top so that ``nextDeadline`` is exact.
-    mutating func processDue(now: UInt64, into changes: inout [TreeChange]) {
+    /// Flags the nodes whose grace ran out by the host's watermark, in deadline order, and drops
+    /// stale deadlines from the top so that ``nextDeadline`` is exact. Nothing is due before the
+    /// host has vouched for any time.
+    mutating func processDue(into changes: inout [TreeChange]) {
         while let top = deadlines.top {
             guard isCurrent(top) else {
                 deadlines.pop()
                 continue
             }
-            guard top.deadline <= now else { return }
+            guard let watermark, top.deadline <= watermark else { return }
             deadlines.pop()
             flag(top.slot, verdict: .leaked, at: top.deadline, into: &changes)
         }
@@ -81,20 +82,28 @@ extension HostSession {
         for placeholder in tree.removeEmptyPlaceholders(from: parent) { changes.append(.removed(id: placeholder)) }
     }
 
-    /// Ends the session: nodes whose grace ran out by `now` are leaked; the others still awaiting
-    /// release are judged leaked (normal end with the exit hold) or unverified.
+    /// Ends the session at `now` (collector clock). Nodes whose grace ran out by the host's
+    /// watermark are leaked. The others still awaiting release are leaked when the host held its
+    /// exit for them (a normal end whose goodbye, if one was recorded, is `normalExit`, with the
+    /// exit hold asked for), and unverified otherwise: nobody can know whether they would have
+    /// been released. Either is flagged at the end of the host's stream (its watermark), never
+    /// before the node's detach.
     mutating func end(normally: Bool, now: UInt64) -> [TreeChange] {
         guard endedAt == nil else { return [] }
         var changes: [TreeChange] = []
         snapshot = nil
-        processDue(now: now, into: &changes)
-        let verdict: LeakRecord.Verdict = normally && settings.holdExit ? .leaked : .unverified
+        processDue(into: &changes)
+        let held = normally && settings.holdExit && (goodbye == nil || goodbye == .normalExit)
+        let verdict: LeakRecord.Verdict = held ? .leaked : .unverified
         var waiting = tree.usedSlots.filter { tree.slots[Int($0)].phase == .detached }
         waiting.sort {
             let (a, b) = (tree.slots[Int($0)], tree.slots[Int($1)])
             return a.detachedAt != b.detachedAt ? a.detachedAt < b.detachedAt : a.id < b.id
         }
-        for slot in waiting { flag(slot, verdict: verdict, at: now, into: &changes) }
+        for slot in waiting {
+            let detachedAt = tree.slots[Int(slot)].detachedAt
+            flag(slot, verdict: verdict, at: max(watermark ?? detachedAt, detachedAt), into: &changes)
+        }
         deadlines.removeAll()
         removed.removeAll()
         endedAt = now

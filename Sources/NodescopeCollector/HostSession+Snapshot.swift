@@ -89,7 +89,8 @@ extension HostSession {
     /// Nodes absent from the snapshot disappear (they were released during the gap: a leaked one
     /// becomes a late release, released at the latest now). Nodes present keep their leak
     /// verdicts: a flagged node that is still detached and alive stays leaked. Detached nodes keep
-    /// the detach time of their frame, and are flagged now if their grace has run out. A parent
+    /// the detach time of their frame, and are flagged if their grace ended before the host's
+    /// watermark (a watermark from before the snapshot: the snapshot is newer still). A parent
     /// missing from the snapshot but known before is kept as a placeholder with its old names,
     /// so a ghost stays under its former parent.
     mutating func endSnapshot(sequence: UInt64, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
@@ -131,7 +132,7 @@ extension HostSession {
         openLeaks = unrecordedLeaks + leakRecords.count(where: { $0.verdict != .lateRelease })
         lastSequence = sequence
         changes.append(.resynced)
-        processDue(now: now, into: &changes)
+        processDue(into: &changes)
     }
 
     /// Leaked nodes of the old tree that the snapshot no longer holds were released in the gap.

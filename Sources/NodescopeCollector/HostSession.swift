@@ -16,10 +16,8 @@ struct HostSession {
     let connectedAt: UInt64
     /// The collector's settings (grace, exit hold, limits).
     let settings: CollectorSettings
-    /// The host's clock at the hello, and the collector's at the same moment: host times are
-    /// mapped by their difference.
-    let hostBase: UInt64
-    let collectorBase: UInt64
+    /// How host times map to the collector's clock (the identity on one machine).
+    let clock: HostClockMapping
 
     /// When the session ended, collector clock.
     var endedAt: UInt64?
@@ -46,15 +44,24 @@ struct HostSession {
     var liveNodes = 0
     var eventsIngested: UInt64 = 0
     var droppedReported: UInt64 = 0
+    /// The host's watermark, on the collector's clock: the latest time up to which the host's
+    /// stream is known to be complete. Graces are judged against it, never against the
+    /// collector's own clock, so a verdict does not depend on how far behind the collector is.
+    var watermark: UInt64?
+    /// Whether the host has sent a heartbeat: from then on only heartbeats move the watermark
+    /// (a host that notices some releases by polling vouches for its stream through them).
+    var heartbeatsSeen = false
+    /// Whether any frame followed the hello. A session without one is a phantom (a host that
+    /// gave up waiting for the answer to its hello) and is forgotten when it ends.
+    var receivedFrames = false
 
-    init(id: SessionID, hello: Hello, now: UInt64, settings: CollectorSettings) {
+    init(id: SessionID, hello: Hello, now: UInt64, clocks: ClockRelation, settings: CollectorSettings) {
         self.id = id
         self.pid = hello.pid
         self.processName = hello.processName
         self.connectedAt = now
         self.settings = settings
-        self.hostBase = hello.monotonicNanos
-        self.collectorBase = now
+        self.clock = HostClockMapping(helloTime: hello.monotonicNanos, now: now, relation: clocks)
     }
 
     /// Whether the session has ended.
@@ -62,12 +69,20 @@ struct HostSession {
 
     /// A host time mapped to the collector's clock, clamped to the range of `UInt64`.
     func collectorTime(_ hostTime: UInt64) -> UInt64 {
-        if hostTime >= hostBase {
-            let (sum, overflow) = collectorBase.addingReportingOverflow(hostTime - hostBase)
-            return overflow ? .max : sum
-        }
-        let before = hostBase - hostTime
-        return before >= collectorBase ? 0 : collectorBase - before
+        clock.collectorTime(hostTime)
+    }
+
+    /// Moves the watermark to `time` (collector clock) if that is later, then flags what is due.
+    mutating func advanceWatermark(to time: UInt64, into changes: inout [TreeChange]) {
+        if watermark.map({ time > $0 }) ?? true { watermark = time }
+        processDue(into: &changes)
+    }
+
+    /// The watermark that an event at `time` (host clock) implies: for a host that does not
+    /// send heartbeats, its delta times; nothing while the tree is stale (after `dropped`).
+    mutating func noteEventTime(_ time: UInt64, into changes: inout [TreeChange]) {
+        guard !heartbeatsSeen, !awaitingSnapshot else { return }
+        advanceWatermark(to: collectorTime(time), into: &changes)
     }
 
     /// The end of a grace that starts at `detachedAt`.
@@ -86,6 +101,7 @@ struct HostSession {
         if let goodbye {
             throw SessionError(.unexpectedMessage, "\(message.frameType) frame after goodbye (\(goodbye))")
         }
+        defer { receivedFrames = true }
         switch message {
         case let .defineString(frame):
             try define(frame)
@@ -94,19 +110,19 @@ struct HostSession {
         case let .snapshotEnd(sequence):
             try endSnapshot(sequence: sequence, now: now, into: &changes)
         case let .nodeAttached(frame):
-            if snapshot != nil { try replayAttach(frame) } else { try attach(frame, now: now, into: &changes) }
+            if snapshot != nil { try replayAttach(frame) } else { try attach(frame, into: &changes) }
         case let .objectAdded(frame):
-            if snapshot != nil { try replayObjectAdded(frame) } else { try addObject(frame, now: now, into: &changes) }
+            if snapshot != nil { try replayObjectAdded(frame) } else { try addObject(frame, into: &changes) }
         case let .stateChanged(frame):
             if snapshot != nil {
                 try replayStateChanged(frame)
             } else {
-                try changeState(frame, now: now, into: &changes)
+                try changeState(frame, into: &changes)
             }
         case let .nodeDetached(frame):
-            if snapshot != nil { try replayDetached(frame) } else { try detach(frame, now: now, into: &changes) }
+            if snapshot != nil { try replayDetached(frame) } else { try detach(frame, into: &changes) }
         case let .objectReleased(frame):
-            if snapshot != nil { try replayReleased(frame) } else { try release(frame, now: now, into: &changes) }
+            if snapshot != nil { try replayReleased(frame) } else { try release(frame, into: &changes) }
         case let .dropped(count):
             try requireOutsideSnapshot("dropped")
             droppedReported &+= count
@@ -114,8 +130,11 @@ struct HostSession {
         case let .goodbye(reason):
             try requireOutsideSnapshot("goodbye")
             goodbye = reason
-        case .heartbeat:
+        case let .heartbeat(time):
             try requireOutsideSnapshot("heartbeat")
+            heartbeatsSeen = true
+            // After `dropped` the tree is stale until the snapshot: nothing is judged on it.
+            if !awaitingSnapshot { advanceWatermark(to: collectorTime(time), into: &changes) }
         case .hello:
             throw SessionError(.unexpectedMessage, "a second hello on a host stream")
         case .helloAccepted, .helloRefused, .request, .response, .event:
@@ -195,11 +214,11 @@ struct HostSession {
     }
 
     private mutating func attach(
-        _ frame: NodeAttachedFrame, now: UInt64, into changes: inout [TreeChange]
+        _ frame: NodeAttachedFrame, into changes: inout [TreeChange]
     ) throws(SessionError) {
         try checkDelta(frame.sequence, "nodeAttached")
         let plan = try planAttach(frame, in: tree, removed: removed)
-        processDue(now: now, into: &changes)
+        noteEventTime(frame.timeNanos, into: &changes)
         let result = Self.applyAttach(frame, plan: plan, at: collectorTime(frame.timeNanos), in: &tree)
         liveNodes += 1
         accept(frame.sequence)
@@ -208,14 +227,14 @@ struct HostSession {
     }
 
     private mutating func addObject(
-        _ frame: ObjectAddedFrame, now: UInt64, into changes: inout [TreeChange]
+        _ frame: ObjectAddedFrame, into changes: inout [TreeChange]
     ) throws(SessionError) {
         try checkDelta(frame.sequence, "objectAdded")
         guard let slot = tree.slot(of: frame.nodeID), !tree.slots[Int(slot)].isPlaceholder else {
             throw SessionError(.unknownNode, "objectAdded names node \(frame.nodeID), which is not in the tree")
         }
         try checkObject(frame, slot: slot, in: tree)
-        processDue(now: now, into: &changes)
+        noteEventTime(frame.timeNanos, into: &changes)
         let object = ObjectSlot(frame)
         _ = tree.addObject(object, to: slot)
         accept(frame.sequence)
@@ -237,11 +256,11 @@ struct HostSession {
     }
 
     private mutating func changeState(
-        _ frame: StateChangedFrame, now: UInt64, into changes: inout [TreeChange]
+        _ frame: StateChangedFrame, into changes: inout [TreeChange]
     ) throws(SessionError) {
         try checkDelta(frame.sequence, "stateChanged")
         guard let slot = try eventSlot(frame.nodeID, "stateChanged") else { return accept(frame.sequence) }
-        processDue(now: now, into: &changes)
+        noteEventTime(frame.timeNanos, into: &changes)
         let before = tree.slots[Int(slot)].status
         tree.slots[Int(slot)].state = frame.state.rawValue
         let after = tree.slots[Int(slot)].status
@@ -250,14 +269,14 @@ struct HostSession {
     }
 
     private mutating func detach(
-        _ frame: NodeDetachedFrame, now: UInt64, into changes: inout [TreeChange]
+        _ frame: NodeDetachedFrame, into changes: inout [TreeChange]
     ) throws(SessionError) {
         try checkDelta(frame.sequence, "nodeDetached")
         guard let slot = try eventSlot(frame.nodeID, "nodeDetached") else { return accept(frame.sequence) }
         guard tree.slots[Int(slot)].phase == .attached else {
             throw SessionError(.alreadyDetached, "nodeDetached for node \(frame.nodeID), which is already detached")
         }
-        processDue(now: now, into: &changes)
+        noteEventTime(frame.timeNanos, into: &changes)
         let detachedAt = collectorTime(frame.timeNanos)
         tree.slots[Int(slot)].phase = .detached
         tree.slots[Int(slot)].detachedAt = detachedAt
@@ -268,17 +287,17 @@ struct HostSession {
             releaseCleanly(slot, into: &changes)
         } else {
             deadlines.push(.init(deadline: deadline(after: detachedAt), id: frame.nodeID, slot: slot))
-            processDue(now: now, into: &changes)
+            processDue(into: &changes)
         }
     }
 
     private mutating func release(
-        _ frame: ObjectReleasedFrame, now: UInt64, into changes: inout [TreeChange]
+        _ frame: ObjectReleasedFrame, into changes: inout [TreeChange]
     ) throws(SessionError) {
         try checkDelta(frame.sequence, "objectReleased")
         guard let slot = try eventSlot(frame.nodeID, "objectReleased") else { return accept(frame.sequence) }
         try checkRelease(frame, slot: slot, in: tree)
-        processDue(now: now, into: &changes)
+        noteEventTime(frame.timeNanos, into: &changes)
         _ = tree.releaseObject(frame.objectIndex, of: slot)
         accept(frame.sequence)
         changes.append(.objectReleased(id: frame.nodeID, index: frame.objectIndex))
@@ -286,7 +305,7 @@ struct HostSession {
         switch tree.slots[Int(slot)].phase {
         case .detached:
             releaseCleanly(slot, into: &changes)
-            processDue(now: now, into: &changes)
+            processDue(into: &changes)
         case .leaked:
             markLateRelease(slot, at: collectorTime(frame.timeNanos), into: &changes)
         case .attached, .lateRelease, .unverified, .anchor, .placeholder:

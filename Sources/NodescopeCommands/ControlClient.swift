@@ -35,7 +35,7 @@ public struct ControlClient: ~Copyable {
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.seconds(5))
-                .connect(unixDomainSocketPath: path) { channel in
+                .connect(to: try CollectorServer.socketAddress(path)) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }

@@ -25,6 +25,19 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(help: "How many connections (hosts and clients) are served at once; a hello beyond it is refused as busy.")
+    var maxConnections: Int = ServerLimits().maxConnections
+
+    func validate() throws {
+        guard grace.nanoseconds > 0 else { throw ValidationError("--grace must be more than 0 (e.g. 1s or 500ms)") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError(
+                "--log-level \(logLevel) is not a level; use one of trace, debug, info, notice, warning, error, critical")
+        }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard keepEnded >= 0 else { throw ValidationError("--keep-ended must be 0 or more") }
+    }
+
     func run() async throws {
         var logger = Logger(label: "nodescope.daemon")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -33,6 +46,7 @@ struct DaemonCommand: AsyncParsableCommand {
             settings: CollectorSettings(
                 graceNanos: grace.nanoseconds, endedSessionRetentionNanos: retention.nanoseconds,
                 maxEndedSessions: max(keepEnded, 0)),
+            limits: ServerLimits(maxConnections: maxConnections),
             logger: logger)
         let group = ServiceGroup(
             configuration: .init(

@@ -5,66 +5,81 @@ import NodescopeWire
 
 /// The collector's state and its fan-out, confined to the server's one event loop: every
 /// connection handler calls in from that loop, so nothing here needs a lock.
+///
+/// Time: every decision reads the clock once (``now()``) and passes that reading on. Graces are
+/// judged by the collector in the hosts' time; the hub's only timer drops ended sessions.
 final class CollectorHub {
     private struct Subscriber {
         var requestID: UInt32
         var channel: Channel
     }
 
+    /// An open connection and the bytes written to it that its peer has not taken yet.
+    private struct Connection {
+        var channel: Channel
+        var pendingBytes = 0
+    }
+
     let eventLoop: EventLoop
     let logger: Logger
+    let limits: ServerLimits
     private(set) var collector: Collector
     private var subscribers: [SessionID: [Subscriber]] = [:]
-    /// Every open connection, so that stopping the collector can close them.
-    private var connections: [ObjectIdentifier: Channel] = [:]
+    private var connections: [ObjectIdentifier: Connection] = [:]
     private var timer: Scheduled<Void>?
     private var timerDeadline: UInt64?
-    /// Called on the loop after every change of the processes list (tests and `check` use it).
-    var onSessionsChanged: (() -> Void)?
 
-    init(settings: CollectorSettings, eventLoop: EventLoop, logger: Logger) {
+    init(settings: CollectorSettings, limits: ServerLimits = .init(), eventLoop: EventLoop, logger: Logger) {
         self.collector = Collector(settings: settings)
+        self.limits = limits
         self.eventLoop = eventLoop
         self.logger = logger
     }
 
+    /// The collector's clock (`CLOCK_MONOTONIC`), in nanoseconds.
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
 
     // MARK: Hosts
 
-    func openHost(_ hello: Hello) -> SessionID {
-        let session = collector.openSession(hello, now: Self.now())
-        logger.info("host connected", metadata: ["pid": "\(hello.pid)", "name": "\(hello.processName)", "session": "\(session)"])
-        onSessionsChanged?()
+    func openHost(_ hello: Hello, clocks: ClockRelation) -> SessionID {
+        let session = collector.openSession(hello, now: Self.now(), clocks: clocks)
+        logger.debug(
+            "host connected",
+            metadata: ["pid": "\(hello.pid)", "name": "\(hello.processName)", "session": "\(session)", "clock": "\(clocks)"])
         return session
     }
 
-    /// Feeds one message; false when it violates the protocol (the connection must close).
-    func ingest(_ message: WireMessage, session: SessionID) -> Bool {
+    /// Feeds one message of a host's stream; returns the violation when it breaks a rule (the
+    /// connection must then close).
+    func ingest(_ message: WireMessage, session: SessionID) -> SessionError? {
         do {
             let changes = try collector.ingest(message, session: session, now: Self.now())
             publish(changes, for: session)
-            rescheduleTimer()
-            return true
+            return nil
         } catch {
-            logger.warning("closing host connection: \(error)", metadata: ["session": "\(session)"])
-            return false
+            return error
         }
     }
 
     func endHost(_ session: SessionID, normally: Bool) {
-        let changes = collector.endSession(session, normally: normally, now: Self.now())
-        logger.info("host ended", metadata: ["session": "\(session)", "normally": "\(normally)"])
+        let now = Self.now()
+        let changes = collector.endSession(session, normally: normally, now: now)
+        logger.debug("host ended", metadata: ["session": "\(session)", "normally": "\(normally)"])
         publish(changes, for: session)
         // The last change was `sessionEnded`: the subscriptions of this session are over.
         subscribers[session] = nil
-        rescheduleTimer()
-        onSessionsChanged?()
+        rescheduleTimer(now: now)
     }
 
     // MARK: Clients
 
-    func handle(_ request: ControlRequestFrame, from channel: Channel) {
+    /// Answers a client's request. False when the client has let more than
+    /// ``ServerLimits/maxPendingClientBytes`` of earlier answers wait unread: it is not answered
+    /// and must be disconnected.
+    func handle(_ request: ControlRequestFrame, from channel: Channel) -> Bool {
+        if let waiting = connections[ObjectIdentifier(channel)]?.pendingBytes, waiting > limits.maxPendingClientBytes {
+            return false
+        }
         let reply: (ResponseStatus, [UInt8])
         switch request.command {
         case .listProcesses:
@@ -73,7 +88,9 @@ final class CollectorHub {
             reply = resolve(request.argument) { session in
                 let path = request.rootPath.isEmpty ? nil : request.rootPath.split(separator: "/").map(String.init)
                 let depth = request.depth == 0 ? nil : Int(request.depth) - 1
-                guard let view = collector.tree(session, rootPath: path, depth: depth) else {
+                guard let view = collector.tree(session, rootPath: path, depth: depth),
+                      path == nil || !view.nodes.isEmpty
+                else {
                     return (.notFound, ControlBody.encode(ControlBody.Failure(error: "no node at \(request.rootPath)")))
                 }
                 return (.ok, ControlBody.encode(view))
@@ -95,11 +112,7 @@ final class CollectorHub {
                 return (.ok, ControlBody.encode(view))
             }
         case .unsubscribe:
-            let id = UInt32(request.argument) ?? request.requestID
-            for key in subscribers.keys {
-                subscribers[key]?.removeAll { $0.channel === channel && $0.requestID == id }
-            }
-            reply = (.ok, ControlBody.encode([String: String]()))
+            reply = unsubscribe(request, from: channel)
         }
         send(ControlResponseFrame.parts(requestID: request.requestID, status: reply.0, body: reply.1).map { .response($0) },
              on: channel)
@@ -111,11 +124,36 @@ final class CollectorHub {
             send([.event(ControlEventFrame(subscriptionID: request.requestID, body: ControlBody.encode(ended)))], on: channel)
             subscribers[session]?.removeAll { $0.channel === channel && $0.requestID == request.requestID }
         }
+        return true
     }
 
-    func connectionOpened(_ channel: Channel) {
-        connections[ObjectIdentifier(channel)] = channel
+    /// Ends one of this connection's subscriptions; an id it does not have is not found.
+    private func unsubscribe(_ request: ControlRequestFrame, from channel: Channel) -> (ResponseStatus, [UInt8]) {
+        guard let id = UInt32(request.argument) else {
+            return (.badRequest, ControlBody.encode(ControlBody.Failure(
+                error: "unsubscribe takes a subscription id in decimal, not \"\(request.argument)\"")))
+        }
+        var found = false
+        for key in subscribers.keys {
+            let before = subscribers[key]?.count ?? 0
+            subscribers[key]?.removeAll { $0.channel === channel && $0.requestID == id }
+            if (subscribers[key]?.count ?? 0) != before { found = true }
+        }
+        guard found else {
+            return (.notFound, ControlBody.encode(ControlBody.Failure(error: "no subscription \(id) on this connection")))
+        }
+        return (.ok, ControlBody.encode([String: String]()))
     }
+
+    // MARK: Connections
+
+    /// Registers a connection (see ``isOverConnectionLimit``).
+    func connectionOpened(_ channel: Channel) {
+        connections[ObjectIdentifier(channel)] = Connection(channel: channel)
+    }
+
+    /// Whether more connections are open than the limit allows.
+    var isOverConnectionLimit: Bool { connections.count > limits.maxConnections }
 
     func connectionClosed(_ channel: Channel) {
         connections[ObjectIdentifier(channel)] = nil
@@ -123,7 +161,7 @@ final class CollectorHub {
 
     /// Closes every connection (the collector is stopping).
     func closeAll() {
-        for channel in connections.values { channel.close(promise: nil) }
+        for connection in connections.values { connection.channel.close(promise: nil) }
         connections.removeAll()
         timer?.cancel()
     }
@@ -151,7 +189,16 @@ final class CollectorHub {
     // MARK: Fan-out and time
 
     private func publish(_ changes: [TreeChange], for session: SessionID) {
-        guard !changes.isEmpty, let list = subscribers[session], !list.isEmpty else { return }
+        guard !changes.isEmpty else { return }
+        for change in changes {
+            if case let .leakFlagged(record) = change, record.verdict != .lateRelease {
+                logger.notice("leak flagged", metadata: [
+                    "process": "\(record.processName)", "path": "\(record.path.joined(separator: "/"))",
+                    "verdict": "\(record.verdict)",
+                ])
+            }
+        }
+        guard let list = subscribers[session], !list.isEmpty else { return }
         // After a resync the subscribers get the new tree, one attached event a node.
         var changes = changes
         if changes.contains(.resynced), let view = collector.tree(session) {
@@ -173,15 +220,26 @@ final class CollectorHub {
         }
     }
 
+    /// Writes frames to a client, counting them as waiting until the socket has taken them.
     private func send(_ messages: [WireMessage], on channel: Channel) {
         var encoder = FrameEncoder()
         var bytes: [UInt8] = []
         for message in messages { encoder.encode(message, into: &bytes) }
-        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        let key = ObjectIdentifier(channel)
+        let count = bytes.count
+        connections[key]?.pendingBytes += count
+        let promise = eventLoop.makePromise(of: Void.self)
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        promise.futureResult.whenComplete { _ in
+            let hub = bound.value
+            if hub.connections[key]?.channel === channel { hub.connections[key]!.pendingBytes -= count }
+        }
+        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: promise)
     }
 
-    /// Keeps one timer at the collector's next deadline (a grace running out, a retention).
-    private func rescheduleTimer() {
+    /// Keeps one timer at the collector's next deadline (an ended session to drop), from one
+    /// reading of the clock.
+    private func rescheduleTimer(now: UInt64) {
         let next = collector.nextDeadline()
         guard next != timerDeadline else { return }
         timer?.cancel()
@@ -190,7 +248,7 @@ final class CollectorHub {
             timer = nil
             return
         }
-        let delay = next > Self.now() ? Int64(clamping: next - Self.now()) : 0
+        let delay = next > now ? Int64(clamping: next - now) : 0
         let bound = NIOLoopBound(self, eventLoop: eventLoop)
         timer = eventLoop.scheduleTask(in: .nanoseconds(delay)) {
             bound.value.timerFired()
@@ -198,23 +256,9 @@ final class CollectorHub {
     }
 
     private func timerFired() {
-        do {
-            timerDeadline = nil
-            let changes = collector.advance(now: Self.now())
-            var sessions = Set<SessionID>()
-            for (session, change) in changes {
-                publish([change], for: session)
-                sessions.insert(session)
-            }
-            for (_, change) in changes {
-                if case let .leakFlagged(record) = change {
-                    logger.notice("leak flagged", metadata: [
-                        "process": "\(record.processName)", "path": "\(record.path.joined(separator: "/"))",
-                        "verdict": "\(record.verdict)",
-                    ])
-                }
-            }
-            rescheduleTimer()
-        }
+        timerDeadline = nil
+        let now = Self.now()
+        _ = collector.advance(now: now)
+        rescheduleTimer(now: now)
     }
 }

@@ -16,15 +16,21 @@ public final class CollectorServer: Service, Sendable {
     public let socketPath: String
     /// The collector's settings (grace, exit hold, retention).
     public let settings: CollectorSettings
+    /// The bounds on connections, answers waiting to be read, and slow peers.
+    public let limits: ServerLimits
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let loop: EventLoop
     private let state = Mutex<(hub: NIOLoopBound<CollectorHub>?, channel: Channel?)>((nil, nil))
 
     /// A server for `socketPath`; nothing happens until it starts.
-    public init(socketPath: String, settings: CollectorSettings = .init(), logger: Logger = Logger(label: "nodescope.collector")) {
+    public init(
+        socketPath: String, settings: CollectorSettings = .init(), limits: ServerLimits = .init(),
+        logger: Logger = Logger(label: "nodescope.collector")
+    ) {
         self.socketPath = socketPath
         self.settings = settings
+        self.limits = limits
         self.logger = logger
         // One loop: the collector's state is confined to it.
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -38,9 +44,9 @@ public final class CollectorServer: Service, Sendable {
     /// Prepares the socket's place and starts listening.
     public func start() async throws {
         try SocketPlacement.prepare(socketPath)
-        let (loop, settings, logger) = (self.loop, self.settings, self.logger)
+        let (loop, settings, limits, logger) = (self.loop, self.settings, self.limits, self.logger)
         let hub = try await loop.submit {
-            NIOLoopBound(CollectorHub(settings: settings, eventLoop: loop, logger: logger), eventLoop: loop)
+            NIOLoopBound(CollectorHub(settings: settings, limits: limits, eventLoop: loop, logger: logger), eventLoop: loop)
         }.get()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
@@ -50,14 +56,13 @@ public final class CollectorServer: Service, Sendable {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 8 << 20))
             .childChannelInitializer { channel in
                 PeerCredentials.of(channel).flatMapThrowing { credentials in
-                    var connectionLogger = logger
-                    connectionLogger[metadataKey: "peer"] = "\(credentials.map { "pid \($0.pid)" } ?? "?")"
                     try channel.pipeline.syncOperations.addHandler(
-                        WireConnectionHandler(hub: hub, peerUID: credentials?.uid, logger: connectionLogger))
+                        WireConnectionHandler(hub: hub, peer: credentials, logger: logger))
                 }
             }
         do {
-            let bound = try await bootstrap.bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: false).get()
+            // NIO's path form stops at 103 bytes; the address built here takes all 107 that Linux allows.
+            let bound = try await bootstrap.bind(to: try Self.socketAddress(socketPath)).get()
             state.withLock { $0 = (hub, bound) }
         } catch {
             throw ServerError(.bindFailed, "cannot listen on \(socketPath)", underlying: error)
@@ -83,6 +88,22 @@ public final class CollectorServer: Service, Sendable {
         try await start()
         try? await gracefulShutdown()
         await stop()
+    }
+
+    /// The socket address of `path`, for paths of up to 107 bytes (NIO's own path form stops
+    /// at 103). Throws ``ServerError`` (`pathTooLong`) for a longer path.
+    public static func socketAddress(_ path: String) throws -> SocketAddress {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw ServerError(.pathTooLong, "the socket path \(path) is longer than 107 bytes; choose a shorter --socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return SocketAddress(address)
     }
 
     /// Whether a collector accepts connections on `path` right now.

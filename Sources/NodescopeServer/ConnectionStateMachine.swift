@@ -14,16 +14,15 @@ struct ConnectionStateMachine {
         /// A host said hello: open its session and accept it.
         case acceptHost(Hello)
         /// A client said hello: accept it.
-        case acceptClient
+        case acceptClient(Hello)
         /// Refuse the hello with a reason, then close.
         case refuse(RefusalCode, String)
-        /// Feed a host-stream message to the collector.
+        /// Feed a host-stream message to the collector. A goodbye is fed too (the collector
+        /// checks where it stands); once it is accepted the session ends normally.
         case ingest(WireMessage)
-        /// The host said goodbye: its end will be a normal one.
-        case goodbye(GoodbyeReason)
         /// Answer a client request.
         case request(ControlRequestFrame)
-        /// Nothing to do (a heartbeat).
+        /// Nothing to do (a client's heartbeat).
         case ignore
         /// Close the connection, logging why.
         case close(String)
@@ -31,12 +30,28 @@ struct ConnectionStateMachine {
 
     private(set) var state: State = .awaitingHello
 
+    /// What the connection's first bytes could not be decoded as: the answer to a hello that
+    /// could not be read. A hello of another protocol version gets code 1 naming the versions
+    /// this collector speaks; anything else, code 3.
+    mutating func undecodableFirstFrame(_ error: WireError, announcedVersion: UInt16?) -> Action {
+        state = .closed
+        if error.code == .unsupportedVersion || (announcedVersion.map { $0 != WireLimits.protocolVersion } ?? false) {
+            let version = announcedVersion.map { "\($0)" } ?? "another version"
+            return .refuse(
+                .versionUnsupported,
+                "this collector speaks protocol version \(WireLimits.protocolVersion), the peer sent \(version)")
+        }
+        return .refuse(.badHandshake, "the first frame is not a valid hello: \(error.message)")
+    }
+
     mutating func received(_ message: WireMessage) -> Action {
         switch (state, message) {
         case let (.awaitingHello, .hello(hello)):
             guard hello.protocolVersion == WireLimits.protocolVersion else {
                 state = .closed
-                return .refuse(.versionUnsupported, "protocol version \(hello.protocolVersion) is not supported; this collector speaks \(WireLimits.protocolVersion)")
+                return .refuse(
+                    .versionUnsupported,
+                    "this collector speaks protocol version \(WireLimits.protocolVersion), the peer sent \(hello.protocolVersion)")
             }
             switch hello.role {
             case .host:
@@ -44,22 +59,22 @@ struct ConnectionStateMachine {
                 return .acceptHost(hello)
             case .client:
                 state = .client
-                return .acceptClient
+                return .acceptClient(hello)
             }
         case let (.awaitingHello, other):
             state = .closed
-            return .close("expected hello, got \(other.frameType)")
+            return .refuse(.badHandshake, "the first frame must be a hello, not \(other.frameType)")
         case (.host(goodbye: .some), _):
             state = .closed
             return .close("a frame after goodbye")
         case let (.host, .goodbye(reason)):
             state = .host(goodbye: reason)
-            return .goodbye(reason)
-        case (.host, .heartbeat), (.client, .heartbeat):
+            return .ingest(message)
+        case (.client, .heartbeat):
             return .ignore
         case (.host, .defineString), (.host, .snapshotBegin), (.host, .snapshotEnd), (.host, .nodeAttached),
              (.host, .objectAdded), (.host, .stateChanged), (.host, .nodeDetached), (.host, .objectReleased),
-             (.host, .dropped):
+             (.host, .dropped), (.host, .heartbeat):
             return .ingest(message)
         case let (.host, other):
             state = .closed
@@ -73,8 +88,4 @@ struct ConnectionStateMachine {
             return .close("connection already closed")
         }
     }
-
-    /// Whether the host ended with a goodbye for a normal exit. A host whose agent was stopped
-    /// (goodbye `agentDisabled`) did not hold for its graces: its end is not a normal one.
-    var endedNormally: Bool { state == .host(goodbye: .normalExit) }
 }

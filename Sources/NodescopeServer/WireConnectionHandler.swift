@@ -6,67 +6,101 @@ import NodescopeWire
 
 /// One connection, host or client: decodes frames with the wire's incremental decoder, asks
 /// the connection's state machine what each means, and calls the hub. A bad frame closes this
-/// connection only, with a logged reason.
+/// connection only, with one logged line that names the peer and the reason.
 final class WireConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let hub: NIOLoopBound<CollectorHub>
-    private let peerUID: UInt32?
+    private let peer: PeerCredentials?
     private var decoder = FrameDecoder()
     private var machine = ConnectionStateMachine()
+    /// The first bytes of the connection, kept until the hello is read: enough to answer a hello
+    /// of another version that cannot be decoded.
+    private var streamStart: [UInt8] = []
     private var session: SessionID?
+    /// Who the peer said it is (pid and name from its hello).
+    private var hello: Hello?
     private var logger: Logger
     private var helloTimeout: Scheduled<Void>?
+    private var frameTimeout: Scheduled<Void>?
+    private var closing = false
 
-    /// How long a peer may take to say hello.
-    static let helloDeadline = TimeAmount.seconds(5)
-
-    init(hub: NIOLoopBound<CollectorHub>, peerUID: UInt32?, logger: Logger) {
+    init(hub: NIOLoopBound<CollectorHub>, peer: PeerCredentials?, logger: Logger) {
         self.hub = hub
-        self.peerUID = peerUID
+        self.peer = peer
         self.logger = logger
     }
 
+    private var limits: ServerLimits { hub.value.limits }
+
     func channelActive(context: ChannelHandlerContext) {
-        hub.value.connectionOpened(context.channel)
-        startHelloTimer(context)
+        opened(context)
         context.fireChannelActive()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         // The server adds this handler to channels that are already active.
-        if context.channel.isActive {
-            hub.value.connectionOpened(context.channel)
-            startHelloTimer(context)
-        }
+        if context.channel.isActive { opened(context) }
     }
 
-    /// Closes the connection if the peer has not said hello in time.
-    private func startHelloTimer(_ context: ChannelHandlerContext) {
+    private func opened(_ context: ChannelHandlerContext) {
         guard helloTimeout == nil else { return }
+        hub.value.connectionOpened(context.channel)
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
-        helloTimeout = context.eventLoop.scheduleTask(in: Self.helloDeadline) {
+        let deadline = limits.helloDeadlineNanos
+        helloTimeout = context.eventLoop.scheduleTask(in: .nanoseconds(deadline)) {
             let (handler, context) = bound.value
             if handler.machine.state == .awaitingHello {
-                handler.close(context, reason: "no hello within \(Self.helloDeadline.nanoseconds / 1_000_000_000) s")
+                handler.close(context, reason: "no hello within \(Self.seconds(deadline))")
             }
         }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
+        if machine.state == .awaitingHello, streamStart.count < Hello.versionPrefixBytes {
+            streamStart += buffer.getBytes(
+                at: buffer.readerIndex, length: min(buffer.readableBytes, Hello.versionPrefixBytes - streamStart.count)) ?? []
+        }
         buffer.withUnsafeReadableBytes { decoder.feed($0) }
-        while context.channel.isActive {
+        while context.channel.isActive, !closing {
             let message: WireMessage?
             do {
                 message = try decoder.next()
             } catch {
-                close(context, reason: "malformed frame: \(error)")
+                if machine.state == .awaitingHello {
+                    perform(
+                        machine.undecodableFirstFrame(error, announcedVersion: Hello.announcedVersion(inStreamStart: streamStart)),
+                        context: context)
+                } else {
+                    close(context, reason: "malformed frame: \(error.message)")
+                }
                 return
             }
-            guard let message else { return }
+            guard let message else { break }
             perform(machine.received(message), context: context)
+        }
+        watchForStalledFrame(context)
+    }
+
+    /// Closes the connection when a frame, once begun, does not complete within the deadline
+    /// (a peer that stalls mid-frame would otherwise hold its buffer forever).
+    private func watchForStalledFrame(_ context: ChannelHandlerContext) {
+        guard !closing, decoder.bufferedByteCount > 0 else {
+            frameTimeout?.cancel()
+            frameTimeout = nil
+            return
+        }
+        guard frameTimeout == nil else { return }
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        let deadline = limits.frameDeadlineNanos
+        frameTimeout = context.eventLoop.scheduleTask(in: .nanoseconds(deadline)) {
+            let (handler, context) = bound.value
+            handler.frameTimeout = nil
+            if handler.decoder.bufferedByteCount > 0 {
+                handler.close(context, reason: "a frame stayed incomplete for \(Self.seconds(deadline))")
+            }
         }
     }
 
@@ -74,32 +108,41 @@ final class WireConnectionHandler: ChannelInboundHandler {
         let hub = self.hub.value
         switch action {
         case let .acceptHost(hello):
+            self.hello = hello
             guard admit(context) else { return }
-            let session = hub.openHost(hello)
+            let session = hub.openHost(hello, clocks: TimeNamespace.relation(toPeer: peer?.pid))
             self.session = session
             logger[metadataKey: "session"] = "\(session)"
             let settings = hub.collector.settings
             reply(.helloAccepted(HelloAccepted(
                 graceNanos: settings.graceNanos, holdExit: settings.holdExit,
                 collectorMonotonicNanos: CollectorHub.now())), context: context)
-        case .acceptClient:
+        case let .acceptClient(hello):
+            self.hello = hello
             guard admit(context) else { return }
             reply(.helloAccepted(HelloAccepted(
                 graceNanos: hub.collector.settings.graceNanos, holdExit: false,
                 collectorMonotonicNanos: CollectorHub.now())), context: context)
         case let .refuse(code, reason):
-            logger.notice("refused a peer: \(reason)")
-            reply(.helloRefused(HelloRefused(code: code, reason: reason)), context: context)
-            context.close(promise: nil)
+            refuse(code, reason, context: context)
         case let .ingest(message):
-            guard let session, hub.ingest(message, session: session) else {
-                close(context, reason: "protocol violation (see above)")
+            guard let session else { return }
+            if let violation = hub.ingest(message, session: session) {
+                close(context, reason: violation.message)
                 return
             }
-        case .goodbye:
-            break
+            if case let .goodbye(reason) = message {
+                // The session ends at its goodbye: nothing after it is read.
+                hub.endHost(session, normally: true)
+                self.session = nil
+                logger.debug("host said goodbye (\(reason))")
+                closing = true
+                context.close(promise: nil)
+            }
         case let .request(request):
-            hub.handle(request, from: context.channel)
+            if !hub.handle(request, from: context.channel) {
+                close(context, reason: "the client does not read its answers (over \(limits.maxPendingClientBytes) bytes waiting)")
+            }
         case .ignore:
             break
         case let .close(reason):
@@ -107,22 +150,37 @@ final class WireConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Refuses a peer of another user (SO_PEERCRED), as the protocol requires.
+    /// Admits a peer that said hello: refuses one of another user (SO_PEERCRED), as the protocol
+    /// requires, and one beyond the connection limit.
     private func admit(_ context: ChannelHandlerContext) -> Bool {
-        guard let peerUID, peerUID != getuid() else { return true }
-        let reason = "peer uid \(peerUID) is not the collector's uid \(getuid())"
-        logger.warning("refused a peer: \(reason)")
-        reply(.helloRefused(HelloRefused(code: .wrongUser, reason: reason)), context: context)
+        if let uid = peer?.uid, uid != getuid() {
+            refuse(.wrongUser, "peer uid \(uid) is not the collector's uid \(getuid())", context: context)
+            return false
+        }
+        if hub.value.isOverConnectionLimit {
+            refuse(
+                .busyOrOther, "the collector serves its limit of \(limits.maxConnections) connections; try again later",
+                context: context)
+            return false
+        }
+        return true
+    }
+
+    private func refuse(_ code: RefusalCode, _ reason: String, context: ChannelHandlerContext) {
+        logger.notice("refused \(peerName): \(reason)")
+        reply(.helloRefused(HelloRefused(code: code, reason: reason)), context: context)
+        closing = true
         context.close(promise: nil)
-        return false
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         helloTimeout?.cancel()
+        frameTimeout?.cancel()
         let hub = self.hub.value
         hub.connectionClosed(context.channel)
         if let session {
-            hub.endHost(session, normally: machine.endedNormally)
+            // Without a goodbye (which ends the session as it is read), the end is abnormal.
+            hub.endHost(session, normally: false)
             self.session = nil
         } else {
             hub.clientClosed(context.channel)
@@ -131,6 +189,11 @@ final class WireConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        // A peer that resets the connection as it exits is an end of stream, not news.
+        if let io = error as? IOError, io.errnoCode == ECONNRESET || io.errnoCode == EPIPE {
+            context.close(promise: nil)
+            return
+        }
         close(context, reason: "connection error: \(error)")
     }
 
@@ -138,8 +201,25 @@ final class WireConnectionHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: FrameEncoder.encoded(message))), promise: nil)
     }
 
+    /// The peer as log lines name it: `host 4242 (sample-nodes)` from its hello, with the
+    /// kernel's pid for the socket (SO_PEERCRED) when the two differ; `peer pid 777` before a hello.
+    private var peerName: String {
+        guard let hello else { return "peer pid \(peer.map { "\($0.pid)" } ?? "?")" }
+        let role = hello.role == .host ? "host" : "client"
+        var name = "\(role) \(hello.pid) (\(hello.processName))"
+        if let pid = peer?.pid, pid > 0, UInt32(pid) != hello.pid { name += " [socket peer pid \(pid)]" }
+        return name
+    }
+
+    /// Closes the connection for a violation or a limit, with one log line: who and why.
     private func close(_ context: ChannelHandlerContext, reason: String) {
-        logger.warning("closing connection: \(reason)")
+        guard !closing else { return }
+        closing = true
+        logger.warning("closing \(peerName): \(reason)")
         context.close(promise: nil)
+    }
+
+    private static func seconds(_ nanos: Int64) -> String {
+        nanos % 1_000_000_000 == 0 ? "\(nanos / 1_000_000_000) s" : "\(Double(nanos) / 1e9) s"
     }
 }

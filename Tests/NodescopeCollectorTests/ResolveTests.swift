@@ -5,8 +5,7 @@ import Testing
 @Suite("Resolving a pid or a process name to a session")
 struct ResolveTests {
     static func open(_ collector: inout Collector, pid: UInt32, name: String, at now: UInt64) -> SessionID {
-        collector.openSession(
-            Hello(role: .host, pid: pid, monotonicNanos: now, wallNanos: 0, processName: name), now: now)
+        collector.openStreamingSession(pid: pid, name: name, at: now)
     }
 
     @Test func byPid() {

@@ -7,38 +7,65 @@ struct RetentionAndDeadlineTests {
     let second = Harness.second
 
     static func open(_ collector: inout Collector, pid: UInt32, at now: UInt64) -> SessionID {
-        collector.openSession(
-            Hello(role: .host, pid: pid, monotonicNanos: now, wallNanos: 0, processName: "p\(pid)"), now: now)
+        collector.openStreamingSession(pid: pid, name: "p\(pid)", at: now)
     }
 
-    @Test func nextDeadlineIsTheEarliestGraceOverSessions() throws {
+    @Test func gracesRunOutInTheHostsTimeNotTheCollectors() throws {
         var host = Harness()
-        #expect(host.collector.nextDeadline() == nil)
         try host.attach(1, kind: "A", objects: ["flow"])
-        try host.attach(2, kind: "B", objects: ["flow"])
         try host.detach(1)
-        let first = host.now + second
-        host.wait(100)
-        try host.detach(2)
-        #expect(host.collector.nextDeadline() == first)
-        // Released in time: the next deadline moves on.
-        try host.release(1, 0)
-        #expect(host.collector.nextDeadline() == first + 100)
-
-        let other = Self.open(&host.collector, pid: 2, at: host.now)
-        var script = HostScript()
-        for frame in script.attach(1, kind: "X", at: host.now)
-            + script.addObject(1, index: 0, role: "flow", type: "X", at: host.now)
-            + script.detach(1, at: host.now - second / 2)
-        {
-            _ = try host.collector.ingest(frame, session: other, now: host.now)
-        }
-        #expect(host.collector.nextDeadline() == host.now + second / 2)
-        let changes = host.collector.advance(now: host.now + second / 2)
-        #expect(changes.map(\.0) == [other, other])
-        #expect(host.collector.nextDeadline() == first + 100)
-        host.advance(to: first + 100)
+        // The collector's clock passes the deadline, but the host has not vouched for that time:
+        // nothing is flagged, and the collector has no deadline of its own for it.
+        host.wait(5 * second)
+        #expect(host.collector.advance(now: host.now).isEmpty)
         #expect(host.collector.nextDeadline() == nil)
+        #expect(host.status(1) == .detached)
+        // The host's stream says the release came within the grace: never late, however late read.
+        try host.send(host.script.release(1, index: 0, at: Harness.start + second / 2))
+        #expect(host.node(1) == nil)
+        #expect(host.leaks.isEmpty)
+    }
+
+    @Test func aHeartbeatPastTheDeadlineFlagsAtTheDeadline() throws {
+        var host = Harness()
+        try host.attach(1, kind: "A", objects: ["flow"])
+        try host.detach(1)
+        try host.send([.heartbeat(monotonicNanos: Harness.start + second - 1)])
+        #expect(host.status(1) == .detached)
+        try host.send([.heartbeat(monotonicNanos: Harness.start + 3 * second)])
+        #expect(host.status(1) == .leaked)
+        #expect(host.leaks.map(\.flaggedAtNanos) == [Harness.start + second])
+    }
+
+    @Test func afterHeartbeatsEventTimesNoLongerMoveTheWatermark() throws {
+        var host = Harness()
+        try host.attach(1, kind: "A", objects: ["flow"])
+        try host.detach(1)
+        try host.send([.heartbeat(monotonicNanos: Harness.start)])
+        // A later event of another node: its time does not vouch for releases noticed by polling.
+        host.wait(2 * second)
+        try host.attach(2, kind: "B", objects: ["flow"])
+        #expect(host.status(1) == .detached)
+        host.advance(to: host.now)
+        #expect(host.status(1) == .leaked)
+    }
+
+    @Test func withoutHeartbeatsEventTimesAreTheWatermark() throws {
+        var host = Harness()
+        try host.attach(1, kind: "A", objects: ["flow"])
+        try host.detach(1)
+        host.wait(2 * second)
+        try host.attach(2, kind: "B", objects: ["flow"])
+        #expect(host.status(1) == .leaked)
+    }
+
+    @Test func heartbeatsAfterDroppedDoNotJudgeTheStaleTree() throws {
+        var host = Harness()
+        try host.attach(1, kind: "A", objects: ["flow"])
+        try host.detach(1)
+        try host.send([.dropped(count: 3), .heartbeat(monotonicNanos: Harness.start + 5 * second)])
+        #expect(host.status(1) == .detached)
+        #expect(host.leaks.isEmpty)
     }
 
     @Test func endedSessionsAreDroppedAfterTheirRetention() {
@@ -89,7 +116,9 @@ struct RetentionAndDeadlineTests {
         {
             _ = try a.collector.ingest(frame, session: b, now: a.now)
         }
-        _ = a.collector.advance(now: a.now + 2 * second)
+        for session in [a.session, b] {
+            _ = try a.collector.ingest(.heartbeat(monotonicNanos: a.now + 2 * second), session: session, now: a.now)
+        }
         #expect(a.collector.leaks(nil).map(\.nodeID) == [5, 1])
         #expect(a.collector.leaks(b).map(\.nodeID) == [5])
     }

@@ -13,7 +13,7 @@ struct WireConnectionHandlerTests {
     private func makeChannel(hub: CollectorHub, loop: EmbeddedEventLoop) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel(loop: loop)
         try channel.pipeline.syncOperations.addHandler(
-            WireConnectionHandler(hub: NIOLoopBound(hub, eventLoop: loop), peerUID: nil, logger: Logger(label: "test")))
+            WireConnectionHandler(hub: NIOLoopBound(hub, eventLoop: loop), peer: nil, logger: Logger(label: "test")))
         // An embedded channel is inactive until connected; the handler reads only while active.
         try channel.connect(to: SocketAddress(unixDomainSocketPath: "/embedded")).wait()
         return channel
@@ -60,8 +60,9 @@ struct WireConnectionHandlerTests {
         let session = try #require(hub.collector.processes().first?.session)
         #expect(hub.collector.tree(session)?.nodes.map(\.name) == ["AppFlow"])
 
+        // The session ends at its goodbye, and the collector closes the connection.
         try send([.goodbye(.normalExit)], to: channel)
-        _ = try channel.finish()
+        #expect(!channel.isActive)
         #expect(hub.collector.processes().first?.endedNormally == true)
     }
 
@@ -70,8 +71,9 @@ struct WireConnectionHandlerTests {
         let hub = CollectorHub(settings: CollectorSettings(), eventLoop: loop, logger: Logger(label: "test"))
         let good = try makeChannel(hub: hub, loop: loop)
         let bad = try makeChannel(hub: hub, loop: loop)
-        try send([hello], to: good)
-        try send([hello], to: bad)
+        let snapshot: [WireMessage] = [.snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 0)), .snapshotEnd(sequence: 0)]
+        try send([hello] + snapshot, to: good)
+        try send([hello] + snapshot, to: bad)
         // A length far beyond the limit: the decoder rejects it after the header.
         try bad.writeInbound(ByteBuffer(bytes: [0xFF, 0xFF, 0xFF, 0x7F, 0x13]))
         #expect(!bad.isActive)
@@ -113,5 +115,67 @@ struct WireConnectionHandlerTests {
         #expect(processes.map(\.pid) == [42])
         #expect(missing.status == .notFound)
         #expect(try ControlBody.decode(ControlBody.Failure.self, from: missing.body).error.contains("nothing-like-this"))
+    }
+
+    private let emptySnapshot: [WireMessage] = [
+        .snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 0)), .snapshotEnd(sequence: 0),
+    ]
+
+    @Test func aFrameThatStallsMidWayIsClosedAtTheDeadline() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = CollectorHub(settings: CollectorSettings(), eventLoop: loop, logger: Logger(label: "test"))
+        let channel = try makeChannel(hub: hub, loop: loop)
+        try send([hello] + emptySnapshot, to: channel)
+        // Six of the thirteen bytes of a heartbeat, then nothing.
+        try channel.writeInbound(ByteBuffer(bytes: [0x09, 0, 0, 0, 0x1A, 1]))
+        loop.advanceTime(by: .seconds(9))
+        #expect(channel.isActive)
+        // The rest arrives in time: the frame completes, and the next one starts its own clock.
+        try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0, 0, 0, 0, 0]))
+        try channel.writeInbound(ByteBuffer(bytes: [0x09, 0, 0]))
+        loop.advanceTime(by: .seconds(9))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .seconds(2))
+        #expect(!channel.isActive)
+        #expect(hub.collector.processes().first?.endedNormally == false)
+    }
+
+    @Test func aPeerThatSaysNoHelloIsClosedAtTheDeadline() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = CollectorHub(settings: CollectorSettings(), eventLoop: loop, logger: Logger(label: "test"))
+        let channel = try makeChannel(hub: hub, loop: loop)
+        loop.advanceTime(by: .milliseconds(4_900))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .milliseconds(200))
+        #expect(!channel.isActive)
+        #expect(hub.collector.processes().isEmpty)
+    }
+
+    @Test func theSessionEndsAtItsGoodbyeAndADisabledAgentEndsNormally() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = CollectorHub(settings: CollectorSettings(holdExit: true), eventLoop: loop, logger: Logger(label: "test"))
+        let channel = try makeChannel(hub: hub, loop: loop)
+        try send(
+            [hello, .defineString(DefineStringFrame(stringID: 1, value: "Flow"))] + emptySnapshot + [
+                .nodeAttached(NodeAttachedFrame(sequence: 1, timeNanos: 1, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0)),
+                .objectAdded(ObjectAddedFrame(sequence: 2, timeNanos: 1, nodeID: 1, objectIndex: 0, roleStringID: 0, typeNameStringID: 1)),
+                .nodeDetached(NodeDetachedFrame(sequence: 3, timeNanos: 2, nodeID: 1)),
+                .goodbye(.agentDisabled),
+            ], to: channel)
+        #expect(!channel.isActive)
+        let summary = try #require(hub.collector.processes().first)
+        #expect(summary.endedNormally == true)
+        // The agent was switched off: it did not hold its exit, so the pending node is unverified.
+        #expect(hub.collector.leaks(summary.session).map(\.verdict) == [.unverified])
+    }
+
+    @Test func aHostWithNothingAfterItsHelloLeavesNoProcess() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = CollectorHub(settings: CollectorSettings(), eventLoop: loop, logger: Logger(label: "test"))
+        let channel = try makeChannel(hub: hub, loop: loop)
+        try send([hello], to: channel)
+        #expect(hub.collector.processes().count == 1)
+        _ = try channel.finish()
+        #expect(hub.collector.processes().isEmpty)
     }
 }

@@ -64,7 +64,7 @@ struct DecoderErrorTests {
             .invalidValue, "stateChanged state 0 is not valid"
         ),
         ("state 5", Bytes.frame(0x15, Bytes.le64(1) + Bytes.le64(1) + Bytes.le64(1) + [5]), .invalidValue, "state 5"),
-        ("goodbye 3", Bytes.frame(0x19, [3]), .invalidValue, "goodbye reason 3"),
+        ("goodbye 4", Bytes.frame(0x19, [4]), .invalidValue, "goodbye reason 4"),
         (
             "command 6",
             Bytes.frame(0x40, Bytes.le32(1) + [6] + Bytes.str("") + Bytes.le32(0) + Bytes.str("")),

@@ -21,17 +21,44 @@ public struct AgentSettings: Sendable, Equatable {
     public var mode: Mode
     /// The collector's socket path.
     public var socketPath: String
+    /// How long a normal exit may wait for the queued events to be written, in nanoseconds
+    /// (`NODESCOPE_EXIT_FLUSH`, in seconds). Nil for the defaults: 1 s, or 10 s when the
+    /// collector asked for the exit hold (as `nodescope check` does).
+    public var exitFlushNanos: UInt64?
+
+    /// The exit flush bound without the exit hold, when the environment does not set one.
+    public static let defaultExitFlushNanos: UInt64 = 1_000_000_000
+    /// The exit flush bound with the exit hold (a collector that judges the exit waits for it).
+    public static let defaultHeldExitFlushNanos: UInt64 = 10_000_000_000
 
     /// Creates settings.
-    public init(mode: Mode, socketPath: String) {
+    public init(mode: Mode, socketPath: String, exitFlushNanos: UInt64? = nil) {
         self.mode = mode
         self.socketPath = socketPath
+        self.exitFlushNanos = exitFlushNanos
+    }
+
+    /// The exit flush bound in force, given whether the collector asked for the exit hold.
+    public func exitFlushBound(holdExit: Bool) -> UInt64 {
+        exitFlushNanos ?? (holdExit ? Self.defaultHeldExitFlushNanos : Self.defaultExitFlushNanos)
+    }
+
+    /// Parses `NODESCOPE_EXIT_FLUSH`: seconds, a decimal number from 0 to 3600. Nil otherwise.
+    static func parseExitFlush(_ text: String?) -> UInt64? {
+        guard let text, let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 3_600 else { return nil }
+        return UInt64(seconds * 1e9)
     }
 
     /// The settings the environment asks for: `NODESCOPE=off` disables; `NODESCOPE_SOCKET`
     /// names the socket; otherwise debug builds watch ``defaultSocketPath(environment:)`` and
     /// release builds stay off.
     public static func fromEnvironment(_ environment: (String) -> String? = Self.getEnvironment) -> AgentSettings {
+        var settings = modeAndPath(environment)
+        settings.exitFlushNanos = parseExitFlush(environment("NODESCOPE_EXIT_FLUSH"))
+        return settings
+    }
+
+    private static func modeAndPath(_ environment: (String) -> String?) -> AgentSettings {
         let path = defaultSocketPath(environment: environment)
         if let switchValue = environment("NODESCOPE")?.lowercased(), ["off", "0", "false", "no"].contains(switchValue) {
             return AgentSettings(mode: .disabled, socketPath: path)

@@ -16,8 +16,13 @@ import Synchronization
 ///   (SIGSTOP), killed or refusing leaves the host running.
 /// - While disconnected it checks the socket path twice a second (a `stat`), so a collector that
 ///   appears is joined within a second; every connection starts with hello and a full snapshot.
+/// - While a grace is pending it sends a heartbeat every 50 ms: the host time up to which its
+///   stream is complete (releases noticed by polling included), by which the collector judges
+///   graces. A collector that falls behind therefore never judges a node too early.
 /// - At a normal exit it holds, when the collector asked for it, until every recently detached
-///   node is released or its grace has run out, then flushes for at most 200 ms and says goodbye.
+///   node is released or its grace has run out, then writes everything queued (bounded by
+///   ``AgentSettings/exitFlushBound(holdExit:)``), vouches for its last time and says goodbye;
+///   a goodbye after a flush that ran out of time says so.
 ///
 /// Enabled by `NODESCOPE_SOCKET`, by ``start(socketPath:tracker:)``, or by default in debug builds
 /// (watching the default path); `NODESCOPE=off` disables it.
@@ -61,7 +66,10 @@ public final class NodescopeAgent: Sendable {
     public static func start(socketPath: String? = nil, tracker: NodeTracker = .shared) -> NodescopeAgent? {
         var settings = AgentSettings.fromEnvironment()
         if settings.mode == .disabled, AgentSettings.getEnvironment("NODESCOPE") != nil { return nil }
-        if let socketPath { settings = AgentSettings(mode: .explicit, socketPath: socketPath) }
+        if let socketPath {
+            settings.mode = .explicit
+            settings.socketPath = socketPath
+        }
         if settings.mode == .disabled { settings.mode = .explicit }
         return launch(settings, tracker: tracker)
     }
@@ -165,7 +173,7 @@ public final class NodescopeAgent: Sendable {
 
     // MARK: Exit
 
-    /// Holds a normal exit as the collector asked, then flushes for at most 200 ms.
+    /// Holds a normal exit as the collector asked, then flushes what is queued (bounded).
     func finishAtExit() {
         // A process that ends right after it started may not have finished its first connection:
         // when a socket was named, wait for that first attempt (a collector that is there
@@ -177,7 +185,8 @@ public final class NodescopeAgent: Sendable {
             }
         }
         guard isConnected else { return }
-        if holdExit.load(ordering: .relaxed) {
+        let held = holdExit.load(ordering: .relaxed)
+        if held {
             let grace = graceNanos.load(ordering: .relaxed)
             let deadline = MonotonicClock.now() &+ grace
             while MonotonicClock.now() < deadline {
@@ -189,7 +198,8 @@ public final class NodescopeAgent: Sendable {
         }
         exitRequested.set()
         wake.signal()
-        exitDone.wait(nanoseconds: 200_000_000)
+        // The writer keeps its own bound; this one only stops a wedged writer from hanging the exit.
+        exitDone.wait(nanoseconds: settings.exitFlushBound(holdExit: held) &+ 250_000_000)
     }
 
     // MARK: The writer thread
@@ -203,7 +213,23 @@ public final class NodescopeAgent: Sendable {
         var sentOffset = 0
         var lastSequence: UInt64 = 0
         var needsSnapshot = true
+        /// The latest host time the collector was told the stream is complete up to.
+        var vouchedUntil: UInt64 = 0
+        /// When the last heartbeat was written (host clock).
+        var lastHeartbeat: UInt64 = 0
+        /// The end of the latest grace the collector has to judge: while `vouchedUntil` is
+        /// behind it, heartbeats are due.
+        var gracesEndBy: UInt64 = 0
+
+        /// Whether a heartbeat is due at `now`.
+        func heartbeatDue(now: UInt64) -> Bool {
+            vouchedUntil < gracesEndBy && now &- lastHeartbeat >= NodescopeAgent.heartbeatInterval
+        }
     }
+
+    /// How often heartbeats go out while a grace is pending (so a leak is flagged within about
+    /// this much of its deadline).
+    static let heartbeatInterval: UInt64 = 50_000_000
 
     /// What only the writer thread touches, between connections.
     private struct WriterState {
@@ -239,30 +265,45 @@ public final class NodescopeAgent: Sendable {
                 continue
             }
             if exitRequested.isSet {
-                // Events may have been queued while the round above was running: send them all
-                // (the releases of the app's last teardown are among them) before the goodbye.
-                let deadline = MonotonicClock.now() &+ 150_000_000
-                var open = true
-                while open, !queue.isEmpty || link!.sentOffset < link!.outgoing.count, MonotonicClock.now() < deadline {
-                    open = service(&link!, batch: &state.batch)
-                }
-                if open { say(.goodbye(.normalExit), on: &link!, waitMilliseconds: 50) }
+                finish(&link!, state: &state)
                 disconnect(&link)
                 exitDone.signal()
                 return
             }
-            if queue.isEmpty {
+            if !queue.isEmpty {
+                wake.wait(nanoseconds: 2_000_000)
+            } else if link!.vouchedUntil < link!.gracesEndBy {
+                wake.wait(nanoseconds: Self.heartbeatInterval)
+            } else {
                 idle.store(true, ordering: .relaxed)
                 wake.wait(nanoseconds: 100_000_000)
-            } else {
-                wake.wait(nanoseconds: 2_000_000)
             }
         }
     }
 
-    /// Writes what is pending, then encodes and writes what was queued. False when the
-    /// connection is lost.
-    private func service(_ link: inout Link, batch: inout [DebugInformation]) -> Bool {
+    /// The normal exit: writes everything queued (the releases of the app's last teardown are
+    /// among them), vouches for the time reached, and says goodbye; all within the flush bound.
+    /// A flush that runs out of time still says goodbye, one that says the stream was cut.
+    private func finish(_ link: inout Link, state: inout WriterState) {
+        let bound = settings.exitFlushBound(holdExit: holdExit.load(ordering: .relaxed))
+        let deadline = MonotonicClock.now() &+ bound
+        var open = true
+        var complete = false
+        while open, MonotonicClock.now() < deadline {
+            // The last round vouches for the time of the exit, after a final poll.
+            open = service(&link, batch: &state.batch, forceHeartbeat: true)
+            if open, queue.isEmpty, link.sentOffset == link.outgoing.count {
+                complete = true
+                break
+            }
+        }
+        guard open else { return }
+        say(.goodbye(complete ? .normalExit : .flushIncomplete), on: &link, waitMilliseconds: 50)
+    }
+
+    /// Writes what is pending, then encodes and writes what was queued, and a heartbeat when one
+    /// is due (or `forceHeartbeat`). False when the connection is lost.
+    private func service(_ link: inout Link, batch: inout [DebugInformation], forceHeartbeat: Bool = false) -> Bool {
         // Finish a frame run that the socket did not take last time before encoding more.
         if link.sentOffset < link.outgoing.count {
             guard flush(&link, timeoutMilliseconds: 50) else { return false }
@@ -271,6 +312,13 @@ public final class NodescopeAgent: Sendable {
         link.outgoing.removeAll(keepingCapacity: true)
         link.sentOffset = 0
 
+        // The horizon is read before the queue is drained: every event stamped before it is in
+        // the queue by now, and so is every release that the poll behind it noticed.
+        let now = MonotonicClock.now()
+        let horizon: UInt64? =
+            forceHeartbeat || link.needsSnapshot || link.heartbeatDue(now: now)
+            ? tracker.pollReleasesWithHorizon().horizon : nil
+        let grace = graceNanos.load(ordering: .relaxed)
         let dropped = queue.take(into: &batch)
         var sent: UInt64 = 0
         var snapshots: UInt64 = 0
@@ -283,13 +331,20 @@ public final class NodescopeAgent: Sendable {
             link.lastSequence = snapshot.sequence
             link.needsSnapshot = false
             snapshots = 1
+            for node in snapshot.nodes where node.objects.contains(where: \.isAlive) {
+                if let detachedAt = node.detachedAt { link.gracesEndBy = max(link.gracesEndBy, detachedAt &+ grace) }
+            }
+            // Everything up to the horizon is in the snapshot: vouch for it before the deltas.
+            if let horizon { vouch(horizon, on: &link, now: now) }
         }
         for event in batch where event.sequence > link.lastSequence {
             link.encoder.encode(event, into: &link.outgoing)
             link.lastSequence = event.sequence
+            if case .detached = event.change { link.gracesEndBy = max(link.gracesEndBy, event.time &+ grace) }
             sent &+= 1
         }
         batch.removeAll(keepingCapacity: true)
+        if snapshots == 0, let horizon { vouch(horizon, on: &link, now: now) }
         if sent > 0 || dropped > 0 || snapshots > 0 {
             counters.withLock {
                 $0.eventsSent &+= sent
@@ -299,6 +354,14 @@ public final class NodescopeAgent: Sendable {
         }
         guard flush(&link, timeoutMilliseconds: 50) else { return false }
         return checkIncoming(&link)
+    }
+
+    /// Appends a heartbeat that vouches for the stream up to `horizon`.
+    private func vouch(_ horizon: UInt64, on link: inout Link, now: UInt64) {
+        guard horizon > link.vouchedUntil else { return }
+        link.encoder.encode(.heartbeat(monotonicNanos: horizon), into: &link.outgoing)
+        link.vouchedUntil = horizon
+        link.lastHeartbeat = now
     }
 
     private func flush(_ link: inout Link, timeoutMilliseconds: Int32) -> Bool {

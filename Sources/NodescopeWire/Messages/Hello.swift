@@ -33,3 +33,21 @@ public struct Hello: Equatable, Sendable {
         self.processName = processName
     }
 }
+
+extension Hello {
+    /// How many bytes at the start of a connection hold a hello's magic and version: the frame
+    /// header (5), the magic (4) and the version (2).
+    public static let versionPrefixBytes = WireLimits.frameHeaderBytes + 6
+
+    /// The protocol version that a connection's first bytes announce, read at its fixed offset
+    /// (the same in every version), or nil when they are not the start of a hello.
+    ///
+    /// A collector uses it to answer a hello it cannot decode (another version, another layout)
+    /// with a refusal that names the versions it speaks.
+    public static func announcedVersion(inStreamStart bytes: [UInt8]) -> UInt16? {
+        guard bytes.count >= versionPrefixBytes, bytes[4] == FrameType.hello.rawValue,
+              Array(bytes[5..<9]) == WireLimits.magic
+        else { return nil }
+        return UInt16(bytes[9]) | UInt16(bytes[10]) << 8
+    }
+}

@@ -29,6 +29,8 @@ struct Harness {
                 role: .host, pid: pid, monotonicNanos: now + hostOffset, wallNanos: 1_700_000_000 * Harness.second,
                 processName: name),
             now: now)
+        // Every real host begins with a snapshot (here an empty one).
+        _ = try? send(script.beginSnapshot(nodeCount: 0) + script.endSnapshot())
     }
 
     /// Host time now.
@@ -79,11 +81,13 @@ struct Harness {
         now += nanos
     }
 
-    /// Moves the clock to `time` and calls advance; returns this session's changes.
+    /// Moves the clock to `time`, and the host's watermark with it (a heartbeat, as the agent
+    /// sends while graces are pending), then calls advance; returns this session's changes.
     @discardableResult
     mutating func advance(to time: UInt64) -> [TreeChange] {
         now = time
-        let result = collector.advance(now: now).filter { $0.0 == session }.map(\.1)
+        var result = (try? collector.ingest(.heartbeat(monotonicNanos: hostNow), session: session, now: now)) ?? []
+        result += collector.advance(now: now).filter { $0.0 == session }.map(\.1)
         changes += result
         return result
     }
@@ -105,5 +109,17 @@ struct Harness {
 
     func status(_ id: UInt64) -> NodeStatus? {
         node(id)?.status
+    }
+}
+
+extension Collector {
+    /// Opens a session for a host that has sent its (empty) first snapshot, as every real host
+    /// does: a session with nothing after its hello is a phantom and is forgotten at its end.
+    mutating func openStreamingSession(pid: UInt32, name: String, at now: UInt64) -> SessionID {
+        let session = openSession(
+            Hello(role: .host, pid: pid, monotonicNanos: now, wallNanos: 0, processName: name), now: now)
+        _ = try? ingest(.snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 0)), session: session, now: now)
+        _ = try? ingest(.snapshotEnd(sequence: 0), session: session, now: now)
+        return session
     }
 }

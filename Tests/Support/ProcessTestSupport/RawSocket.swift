@@ -45,6 +45,21 @@ public struct RawSocket {
         return false
     }
 
+    /// Reads what arrives within `seconds`, until the peer closes or `count` bytes are in.
+    public func read(upTo count: Int = 1 << 20, within seconds: Double) -> [UInt8] {
+        let deadline = Date().addingTimeInterval(seconds)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline, received.count < count {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 20) > 0 else { continue }
+            let got = recv(descriptor, &buffer, min(buffer.count, count - received.count), 0)
+            if got <= 0 { break }
+            received += buffer[..<got]
+        }
+        return received
+    }
+
     /// Closes the socket.
     public func close() {
         Glibc.close(descriptor)

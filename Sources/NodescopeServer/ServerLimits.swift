@@ -1,0 +1,25 @@
+/// The bounds that keep one daemon's memory and descriptors in check whatever its peers do.
+public struct ServerLimits: Sendable, Equatable {
+    /// The most connections (hosts and clients) served at once; a hello beyond it is refused
+    /// with code 4 (busy). Default 1 024.
+    public var maxConnections: Int
+    /// How many answer bytes may wait for one client to read them. A client that sends a
+    /// request while more than this is waiting is disconnected. Default 64 MiB.
+    public var maxPendingClientBytes: Int
+    /// How long a peer may take to say hello, in nanoseconds. Default 5 s.
+    public var helloDeadlineNanos: Int64
+    /// How long one frame may stay incomplete once its first byte has arrived, in nanoseconds.
+    /// Default 10 s.
+    public var frameDeadlineNanos: Int64
+
+    /// Limits with the defaults described on each property.
+    public init(
+        maxConnections: Int = 1_024, maxPendingClientBytes: Int = 64 << 20,
+        helloDeadlineNanos: Int64 = 5_000_000_000, frameDeadlineNanos: Int64 = 10_000_000_000
+    ) {
+        self.maxConnections = maxConnections
+        self.maxPendingClientBytes = maxPendingClientBytes
+        self.helloDeadlineNanos = helloDeadlineNanos
+        self.frameDeadlineNanos = frameDeadlineNanos
+    }
+}
