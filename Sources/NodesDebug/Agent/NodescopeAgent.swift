@@ -179,7 +179,7 @@ public final class NodescopeAgent: Sendable {
         // when a socket was named, wait for that first attempt (a collector that is there
         // answers in milliseconds), so that its nodes are judged and not missed.
         if settings.mode == .explicit {
-            let deadline = MonotonicClock.now() &+ 1_000_000_000
+            let deadline = MonotonicClock.now() &+ settings.exitFlushBound(holdExit: false)
             while !isConnected, connectAttempts.load(ordering: .acquiring) == 0, MonotonicClock.now() < deadline {
                 usleep(1_000)
             }
@@ -226,6 +226,9 @@ public final class NodescopeAgent: Sendable {
             vouchedUntil < gracesEndBy && now &- lastHeartbeat >= NodescopeAgent.heartbeatInterval
         }
     }
+
+    /// How long a connection waits for the answer to its hello before it is given up.
+    static let helloAnswerWait: UInt64 = 30_000_000_000
 
     /// How often heartbeats go out while a grace is pending (so a leak is flagged within about
     /// this much of its deadline).
@@ -446,8 +449,10 @@ public final class NodescopeAgent: Sendable {
         }
         link.outgoing.removeAll(keepingCapacity: true)
 
-        let deadline = MonotonicClock.now() &+ 2_000_000_000
-        while MonotonicClock.now() < deadline, !stopRequested.isSet {
+        // A collector that is stopped or busy answers late: wait for it (nothing is queued
+        // before the answer, and the snapshot comes after it), unless the process is ending.
+        let deadline = MonotonicClock.now() &+ Self.helloAnswerWait
+        while MonotonicClock.now() < deadline, !stopRequested.isSet, !exitRequested.isSet {
             guard case let .success(bytes) = socket.receive(timeoutMilliseconds: 100) else { break }
             link.decoder.feed(bytes)
             let reply: WireMessage?
