@@ -47,6 +47,9 @@ let package = Package(
             name: "NodescopeServer",
             dependencies: [
                 "NodescopeCollector", "NodescopeWire",
+                // Only for SocketTrust: the one place of the socket rules that hosts, clients and
+                // the collector share (no agent starts in the daemon: it starts on a node event).
+                "NodesDebug",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -57,7 +60,7 @@ let package = Package(
         .target(
             name: "NodescopeCommands",
             dependencies: [
-                "NodescopeServer", "NodescopeCollector", "NodescopeWire", "NodescopeGraphviz",
+                "NodescopeServer", "NodescopeCollector", "NodescopeWire", "NodescopeGraphviz", "NodesDebug",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -103,6 +103,7 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try checkFileConflicts()
         // Read the baseline first: a malformed one is reported before a long command runs.
         let known = try baseline.map { file throws(CLIError) in try Baseline.load(from: file) }
         let collector = try await CheckCollector.start(graceNanos: graceNanos)
@@ -139,6 +140,22 @@ struct CheckCommand: AsyncParsableCommand {
         // The exit code is the result. Not thrown: an error would print one more line, and the
         // executable's main maps ArgumentParser's exit code 1 to 2 (usage).
         Glibc.exit(problems.isEmpty ? outcome.exitCode : 2)
+    }
+
+    /// Refuses, before the command runs, two outputs in one file or an output over an input.
+    private func checkFileConflicts() throws(CLIError) {
+        var outputs: [OutputConflict.Named] = []
+        for (option, file) in [("--json", json), ("--junit", junit), ("--sarif", sarif), ("--svg-dir", svgDir),
+                               ("--write-baseline", writeBaseline)] {
+            guard let file, !(option == "--json" && file == "-") else { continue }
+            outputs.append(.init(option: option, path: file))
+        }
+        let inputs = baseline.map { [OutputConflict.Named(option: "--baseline", path: $0)] } ?? []
+        // Rewriting the baseline in place is how it is updated (docs/CHECK.md).
+        if let conflict = OutputConflict.find(
+            outputs: outputs, inputs: inputs, allowed: [(output: "--write-baseline", input: "--baseline")]) {
+            throw CLIError("check: \(conflict); nothing was run")
+        }
     }
 
     /// The command's environment: ours, with NODESCOPE_SOCKET set to the private collector and

@@ -17,6 +17,8 @@ struct CollectorAccess {
     func run<T: Sendable>(
         waitingFor process: String?, giveUp: () -> String? = { nil }, _ body: (inout ControlClient) async throws -> T
     ) async throws -> T {
+        // Not "no daemon runs" when the socket is another user's: say whose it is.
+        try ControlClient.checkPlace(of: socketPath)
         if CollectorServer.isAnswering(at: socketPath) {
             return try await ControlClient.connect(to: socketPath) { client in
                 if let process { try await waitForProcess(process, client: &client, giveUp: giveUp) }
@@ -68,9 +70,9 @@ struct CollectorAccess {
     }
 
     static func explain(_ refusal: ControlClient.Refusal) -> String {
-        guard let candidates = refusal.failure.candidates, !candidates.isEmpty else { return refusal.failure.error }
-        let list = candidates.map { "  \($0.pid)  \($0.processName)" }.joined(separator: "\n")
-        return refusal.failure.error + "; name one by pid:\n" + list
+        guard let candidates = refusal.failure.candidates, !candidates.isEmpty else { return VisibleText.escaped(refusal.failure.error) }
+        let list = candidates.map { "  \($0.pid)  \(VisibleText.escaped($0.processName))" }.joined(separator: "\n")
+        return VisibleText.escaped(refusal.failure.error) + "; name one by pid:\n" + list
     }
 
     static func seconds(_ value: Double) -> String {

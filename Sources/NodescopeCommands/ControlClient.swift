@@ -1,6 +1,7 @@
 import Glibc
 import NIOCore
 import NIOPosix
+import NodesDebug
 import NodescopeCollector
 import NodescopeServer
 import NodescopeWire
@@ -27,15 +28,26 @@ public struct ControlClient: ~Copyable {
     }
 
     /// Connects, says hello as a client, and runs `body`. Throws `CLIError` when nothing
-    /// answers on `path` (`CollectorServer.isAnswering(at:)` asks first).
+    /// answers on `path` (`CollectorServer.isAnswering(at:)` asks first), and before anything is
+    /// sent when the socket's place or the collector's user is not to be trusted (``SocketTrust``).
     public static func connect<T: Sendable>(
         to path: String, _ body: (inout ControlClient) async throws -> T
     ) async throws -> T {
+        let descriptor: Int32
+        switch SocketTrust.connect(to: path) {
+        case let .success(connected):
+            descriptor = connected
+        case let .failure(.untrusted(refusal)):
+            throw CLIError(explain(refusal, path: path), exitCode: 1)
+        case .failure(.pathTooLong):
+            throw CLIError("the socket path \(path) is longer than a Unix socket allows (107 bytes); choose a shorter --socket")
+        case .failure(.system):
+            throw CLIError(Self.explainConnectFailure(path), exitCode: 1)
+        }
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.seconds(5))
-                .connect(to: try CollectorServer.socketAddress(path)) { channel in
+                .withConnectedSocket(descriptor) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
@@ -55,10 +67,37 @@ public struct ControlClient: ~Copyable {
         }
     }
 
+    /// Refuses, before anything is tried on it, a socket whose place another user controls.
+    static func checkPlace(of path: String) throws(CLIError) {
+        if case let .refused(refusal) = SocketTrust.inspect(path) {
+            throw CLIError(explain(refusal, path: path), exitCode: 1)
+        }
+    }
+
+    /// A refusal of ``SocketTrust`` as one line, with what to do.
+    static func explain(_ refusal: SocketTrust.Refusal, path: String) -> String {
+        let own = "collectors serve their own user only: start your own with `nodescope daemon --socket PATH` "
+            + "(or use the default path) and point NODESCOPE_SOCKET or --socket at it"
+        switch refusal.code {
+        case .inaccessible:
+            return "\(refusal.message); \(own)"
+        case .foreignPeer:
+            return "refusing the collector on \(path), which could read everything sent to it: \(refusal.message); \(own)"
+        default:
+            return "refusing the socket \(path), which another user could replace with their own: \(refusal.message); "
+                + "use a socket in a directory that only you may write, e.g. `nodescope daemon --socket "
+                + "~/.nodescope/collector.sock` and the same --socket here"
+        }
+    }
+
     /// Why nothing could be reached on `path`, in words a person can act on.
     static func explainConnectFailure(_ path: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else {
+            if errno == EACCES {
+                return "the socket \(path) belongs to another user: its directory is not open to you (uid "
+                    + "\(getuid())); collectors serve their own user only: start your own with `nodescope daemon`"
+            }
             return "no collector answers on \(path): start one with `nodescope daemon`"
         }
         if info.st_uid != getuid() {

@@ -98,7 +98,7 @@ struct ExportCommand: AsyncParsableCommand {
         options.maxDepth = depth
         if let root {
             guard let id = Self.node(at: root, in: view) else {
-                throw CLIError("no node at \(root) in \(view.processName); paths are node names from a root, like AppFlow/LoggedInFlow", exitCode: 1)
+                throw CLIError("no node at \(root) in \(VisibleText.escaped(view.processName)); paths are node names from a root, like AppFlow/LoggedInFlow", exitCode: 1)
             }
             options.rootID = id
         }

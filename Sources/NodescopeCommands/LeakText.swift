@@ -16,9 +16,9 @@ enum LeakText {
             case .unverified: title = Terminal.paint("UNVERIFIED", .cyan)
             case .lateRelease: title = Terminal.paint("LATE RELEASE", .magenta)
             }
-            var lines = ["\(title)  \(leak.path.joined(separator: " › "))  (\(leak.kind))"]
-            lines.append("  process:  \(leak.processName) [pid \(leak.pid)]")
-            let alive = leak.aliveObjects.map { "\($0.role) \($0.typeName)" }.joined(separator: ", ")
+            var lines = ["\(title)  \(VisibleText.escaped(leak.path.joined(separator: " › ")))  (\(VisibleText.escaped(leak.kind)))"]
+            lines.append("  process:  \(VisibleText.escaped(leak.processName)) [pid \(leak.pid)]")
+            let alive = VisibleText.escaped(leak.aliveObjects.map { "\($0.role) \($0.typeName)" }.joined(separator: ", "))
             lines.append("  alive:    \(alive.isEmpty ? "-" : alive)")
             let detachedFor = now >= leak.detachedAtNanos ? now - leak.detachedAtNanos : 0
             var timing = "  detached: \(duration(detachedFor)) ago"

@@ -22,6 +22,7 @@ struct LeaksCommand: AsyncParsableCommand {
     @OptionGroup var waiting: WaitOptions
 
     func run() async throws {
+        try ControlClient.checkPlace(of: connection.socketPath)
         if process == nil, !CollectorServer.isAnswering(at: connection.socketPath) {
             throw CLIError(
                 "no daemon runs on \(connection.socketPath); `nodescope leaks` without a process reports what a "

@@ -31,7 +31,7 @@ struct PsCommand: AsyncParsableCommand {
             let end = process.endedAtNanos ?? now
             let state = process.endedAtNanos == nil ? "connected" : (process.endedNormally == true ? "exited" : "ended abnormally")
             rows.append([
-                "\(process.pid)", process.processName,
+                "\(process.pid)", VisibleText.escaped(process.processName),
                 LeakText.duration(end >= process.connectedAtNanos ? end - process.connectedAtNanos : 0),
                 "\(process.liveNodes)", "\(process.leaks)", state,
             ])

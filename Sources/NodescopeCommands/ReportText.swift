@@ -23,9 +23,9 @@ enum ReportText {
             case (.unverified, false): title = paint("UNVERIFIED", outcome.strict ? "31" : "36")
             case (.lateRelease, false): title = paint("LATE RELEASE", "35")
             }
-            var lines = ["\(title)  \(group.path.joined(separator: " › "))  (\(group.first.kind))"]
-            lines.append("  process:     \(group.processesText)")
-            lines.append("  alive:       \(group.aliveText)")
+            var lines = ["\(title)  \(VisibleText.escaped(group.path.joined(separator: " › ")))  (\(VisibleText.escaped(group.first.kind)))"]
+            lines.append("  process:     \(VisibleText.escaped(group.processesText))")
+            lines.append("  alive:       \(VisibleText.escaped(group.aliveText))")
             switch group.verdict {
             case .leaked:
                 lines.append("  flagged:     \(LeakText.duration(group.delayNanos)) after detach")

@@ -29,13 +29,13 @@ enum TreeText {
                 counts.append((object.role, 1))
             }
         }
-        return counts.map { $0.1 > 1 ? "\($0.0)×\($0.1)" : $0.0 }.joined(separator: ", ")
+        return counts.map { $0.1 > 1 ? "\($0.0)×\($0.1)" : $0.0 }.map(VisibleText.escaped).joined(separator: ", ")
     }
 
     /// The whole view, one node a line, with a header naming the process.
     static func render(_ view: TreeView) -> String {
         let leaks = view.nodes.filter { $0.status == .leaked || $0.status == .unverified }.count
-        var lines = [Terminal.paint("\(view.processName) [pid \(view.pid)]", .bold)
+        var lines = [Terminal.paint("\(VisibleText.escaped(view.processName)) [pid \(view.pid)]", .bold)
             + "  \(view.nodes.count) nodes" + (leaks > 0 ? Terminal.paint(", \(leaks) leaked", .red) : "")]
         if view.nodes.isEmpty { lines.append("  (no nodes)") }
         // Whether the ancestor at each depth has siblings still to come (draws the "│" bars).
@@ -48,7 +48,7 @@ enum TreeText {
             let indent = (0..<node.depth).dropFirst().map { open[$0] ? "│  " : "   " }.joined()
             let branch = node.depth == 0 ? "" : (isLast ? "└─ " : "├─ ")
             let status = node.isPlaceholder ? Terminal.paint("◌ released (a leaked node remains below)", .gray) : mark(node.status)
-            var line = "\(indent)\(branch)\(Terminal.paint(node.displayName, .bold)) \(Terminal.paint(node.kind, .gray))  \(status)"
+            var line = "\(indent)\(branch)\(Terminal.paint(VisibleText.escaped(node.displayName), .bold)) \(Terminal.paint(VisibleText.escaped(node.kind), .gray))  \(status)"
             let alive = objects(node)
             if !alive.isEmpty { line += "  [\(alive)]" }
             if let cut = view.truncatedChildren[node.id], cut > 0 { line += Terminal.paint("  … \(cut) more below", .gray) }
@@ -88,7 +88,7 @@ struct TreeMirror {
             if let position = nodes[id]?.objects.firstIndex(where: { $0.index == index }) {
                 nodes[id]?.objects[position].isAlive = false
             }
-            return "\(stamp)  \(Terminal.paint("- released", .gray)) \(role)  \(path(id))"
+            return "\(stamp)  \(Terminal.paint("- released", .gray)) \(VisibleText.escaped(role))  \(path(id))"
         case let .removed(id):
             let line = "\(stamp)  \(Terminal.paint("✓ gone", .gray))  \(path(id))"
             nodes[id] = nil
@@ -98,8 +98,9 @@ struct TreeMirror {
             nodes = [:]
             return "\(stamp)  \(Terminal.paint("↻ resynced", .blue)) (the host sent a fresh snapshot)"
         case let .leakFlagged(record):
-            let alive = record.aliveObjects.map { "\($0.role) \($0.typeName)" }.joined(separator: ", ")
-            return "\(stamp)  \(Terminal.paint("✖ LEAK", .red))  \(record.path.joined(separator: " › "))  alive: \(alive)"
+            let alive = VisibleText.escaped(record.aliveObjects.map { "\($0.role) \($0.typeName)" }.joined(separator: ", "))
+            let path = VisibleText.escaped(record.path.joined(separator: " › "))
+            return "\(stamp)  \(Terminal.paint("✖ LEAK", .red))  \(path)  alive: \(alive)"
         case let .sessionEnded(normally):
             return "\(stamp)  " + (normally ? "the process exited" : Terminal.paint("the process ended abnormally", .yellow))
         }
@@ -114,7 +115,7 @@ struct TreeMirror {
             current = node.parent
             guardCount += 1
         }
-        return names.isEmpty ? "#\(id)" : names.reversed().joined(separator: " › ")
+        return names.isEmpty ? "#\(id)" : VisibleText.escaped(names.reversed().joined(separator: " › "))
     }
 
     static let clock: DateFormatter = {

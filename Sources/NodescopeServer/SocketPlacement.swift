@@ -1,16 +1,36 @@
 import Glibc
+import NodesDebug
 
-/// Prepares the place of the collector's socket: a private directory (0700, ours), no other
-/// collector answering there, and no stale socket file left behind by a dead one.
+/// Prepares the place of the collector's socket: a private directory (ours, closed to others)
+/// reached only through directories and links that nobody else can change (``SocketTrust``), no
+/// other collector answering there, and no stale socket file left behind by a dead one.
 enum SocketPlacement {
-    /// Makes the directory of `path` private and checks that nobody serves on `path`.
+    /// What to do about a refused place, appended to every refusal.
+    static let advice = "put the socket in a directory of yours that only you may write (it is created 0700 when "
+        + "missing), e.g. --socket ~/.nodescope/collector.sock"
+
+    /// Checks the way to `path`, creates its missing directories safely, and checks that nobody
+    /// serves on `path`.
     static func prepare(_ path: String) throws(ServerError) {
         guard path.utf8.count < 108 else {
             throw ServerError(.pathTooLong, "the socket path \(path) is longer than 107 bytes; choose a shorter --socket")
         }
-        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        if !directory.isEmpty { try makePrivateDirectory(directory) }
-
+        let uid = SocketTrust.currentUID
+        var inspection = SocketTrust.inspect(path, uid: uid)
+        if case let .missingDirectory(existing, missing) = inspection {
+            try createDirectories(missing.dropLast(), below: existing, uid: uid)
+            inspection = SocketTrust.inspect(path, uid: uid)
+        }
+        switch inspection {
+        case let .refused(refusal):
+            throw ServerError(.unsafeDirectory, "will not listen on \(path): \(refusal.message); \(advice)")
+        case .missingDirectory:
+            throw ServerError(.unsafeDirectory, "the directories of \(path) could not be created; \(advice)")
+        case .absent:
+            return
+        case .present:
+            break
+        }
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
@@ -29,39 +49,43 @@ enum SocketPlacement {
         chmod(path, 0o600)
     }
 
-    /// Creates the missing directories of `directory` (the last one private, 0700), and checks an
-    /// existing one without changing it: nobody else may be able to replace the socket in it.
-    private static func makePrivateDirectory(_ directory: String) throws(ServerError) {
-        var partial = directory.hasPrefix("/") ? "" : "."
-        let components = directory.split(separator: "/")
-        for (index, component) in components.enumerated() {
-            partial += "/" + component
-            var info = stat()
-            if stat(partial, &info) != 0 {
-                // Only the last component is ours to create private; parents get the usual mode.
-                let mode: mode_t = index == components.count - 1 ? 0o700 : 0o755
-                if mkdir(partial, mode) != 0, errno != EEXIST {
-                    throw ServerError(.unsafeDirectory, "cannot create \(partial): errno \(errno)")
-                }
+    /// Creates `names` one below the other under `parent` (already judged by path), each with
+    /// `mkdirat` relative to the opened directory above it, never following a link, and judges
+    /// every directory by what was actually opened (`fstat`). The last one is private (0700).
+    private static func createDirectories(_ names: ArraySlice<String>, below parent: String, uid: UInt32) throws(ServerError) {
+        var directory = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directory >= 0 else {
+            throw ServerError(.unsafeDirectory, "cannot open \(parent): errno \(errno); \(advice)")
+        }
+        defer { close(directory) }
+        try judgeOpened(directory, path: parent, kind: .ancestor, uid: uid)
+        var path = parent
+        for (index, name) in names.enumerated() {
+            let isLast = index == names.count - 1
+            path += (path.hasSuffix("/") ? "" : "/") + name
+            if name != ".", name != "..", mkdirat(directory, name, isLast ? 0o700 : 0o755) != 0, errno != EEXIST {
+                throw ServerError(.unsafeDirectory, "cannot create \(path): errno \(errno); \(advice)")
             }
+            let next = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard next >= 0 else {
+                throw ServerError(.unsafeDirectory, "cannot open \(path) (errno \(errno)): was it replaced? \(advice)")
+            }
+            close(directory)
+            directory = next
+            try judgeOpened(directory, path: path, kind: isLast ? .socketDirectory : .ancestor, uid: uid)
         }
+    }
+
+    private static func judgeOpened(
+        _ descriptor: Int32, path: String, kind: SocketTrust.Entry.Kind, uid: UInt32
+    ) throws(ServerError) {
         var info = stat()
-        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw ServerError(.unsafeDirectory, "\(directory) is not a directory")
+        guard fstat(descriptor, &info) == 0 else {
+            throw ServerError(.unsafeDirectory, "cannot inspect \(path): errno \(errno)")
         }
-        let sticky = info.st_mode & S_ISVTX != 0
-        let othersMayWrite = info.st_mode & 0o022 != 0
-        if info.st_uid != getuid(), !sticky {
-            throw ServerError(
-                .unsafeDirectory,
-                "\(directory) belongs to uid \(info.st_uid), not to you (uid \(getuid())); put the socket in a "
-                    + "directory of yours, e.g. --socket ~/.nodescope/collector.sock")
-        }
-        if othersMayWrite, !sticky {
-            throw ServerError(
-                .unsafeDirectory,
-                "others may write in \(directory), so they could replace the socket; use a private directory "
-                    + "(it is created 0700 when missing), e.g. --socket \(directory)/nodescope/collector.sock")
+        let entry = SocketTrust.Entry(path: path, kind: kind, owner: UInt32(info.st_uid), mode: UInt32(info.st_mode))
+        if let refusal = SocketTrust.judge(entry, uid: uid) {
+            throw ServerError(.unsafeDirectory, "will not listen in \(path): \(refusal.message); \(advice)")
         }
     }
 

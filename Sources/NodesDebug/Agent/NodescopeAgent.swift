@@ -431,7 +431,12 @@ public final class NodescopeAgent: Sendable {
         let file = (UInt64(info.st_ino), Int(info.st_mtim.tv_sec))
         if file == state.lastFailedFile, now < state.retryAfter &+ 5_000_000_000 { return nil }
 
-        guard case var .success(socket) = UnixSocketClient.connect(to: settings.socketPath) else {
+        let attempt = UnixSocketClient.connect(to: settings.socketPath)
+        guard case var .success(socket) = attempt else {
+            if case let .failure(.untrusted(reason)) = attempt, !state.problemLogged {
+                state.problemLogged = true
+                log("not connecting to \(settings.socketPath): \(reason); start your own collector (nodescope daemon)")
+            }
             state.lastFailedFile = file
             state.retryAfter = now
             return nil

@@ -16,39 +16,22 @@ struct UnixSocketClient {
         case system(call: String, errno: Int32)
         /// The peer closed the connection.
         case closed
+        /// The socket's place or the collector's user is not to be trusted (``SocketTrust``):
+        /// nothing was sent. The reason, for the log.
+        case untrusted(String)
     }
 
     private(set) var descriptor: Int32
 
-    /// Connects to the socket at `path`.
+    /// Connects to the socket at `path` once ``SocketTrust`` has checked its directories, and
+    /// checks that the collector that answered runs as this user.
     static func connect(to path: String) -> Result<UnixSocketClient, Failure> {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        let bytes = Array(path.utf8)
-        guard bytes.count < capacity else { return .failure(.pathTooLong) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
+        switch SocketTrust.connect(to: path) {
+        case let .success(descriptor): .success(UnixSocketClient(descriptor: descriptor))
+        case .failure(.pathTooLong): .failure(.pathTooLong)
+        case let .failure(.system(call, error)): .failure(.system(call: call, errno: error))
+        case let .failure(.untrusted(refusal)): .failure(.untrusted(refusal.message))
         }
-        #if canImport(Glibc)
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        #else
-        let type = SOCK_STREAM
-        #endif
-        let descriptor = socket(AF_UNIX, type, 0)
-        guard descriptor >= 0 else { return .failure(.system(call: "socket", errno: errno)) }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            let error = errno
-            Glibc.close(descriptor)
-            return .failure(.system(call: "connect", errno: error))
-        }
-        return .success(UnixSocketClient(descriptor: descriptor))
     }
 
     /// Sends as much of `bytes[offset...]` as the socket takes within `timeoutMilliseconds`.

@@ -167,6 +167,20 @@ func runServe(seconds: Double) {
     emit("STOPPING")
 }
 
+/// Like `serve`, with node names that a terminal would obey if they were printed raw: ESC
+/// sequences (clear the screen, retitle the window), a newline that fakes a row, BEL, DEL and a
+/// C1 control. One of them leaks, so that leak reports show it too.
+func runHostileNames(seconds: Double) {
+    stopOnTerminate()
+    let root = HostFlow("Root\u{1B}[2J\u{1B}]0;pwned\u{07}")
+    root._start()
+    _ = root.show("Child\n4242 fake-row\u{9B}31m\u{7F}")
+    leakBranch(named: "Leak\u{1B}[31mRED", of: root)
+    emit("DETACHED \(milliseconds())")
+    let end = milliseconds() + UInt64(seconds * 1_000)
+    while !stopRequested, milliseconds() < end { usleep(20_000) }
+    emit("STOPPING")
+}
 
 /// Random lifecycle events through the runtime until the tracker has counted `events`: attach
 /// under a random node, detach a random subtree (sometimes leaking it), release some leaks.
@@ -249,6 +263,7 @@ switch arguments.dropFirst().first {
 case "tree3": runTree3()
 case "churn": runChurn(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 3 : 3)
 case "exit-after-detach": runExitAfterDetach()
+case "hostile-names": runHostileNames(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 60 : 60)
 case "serve": runServe(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 60 : 60)
 case "random":
     runRandom(
@@ -256,5 +271,5 @@ case "random":
         events: arguments.count > 3 ? UInt64(arguments[3]) ?? 10_000 : 10_000)
 case "wait-connect": runWaitConnect(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10)
 default:
-    fail("usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach | serve SECONDS | random SEED EVENTS", status: 2)
+    fail("usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach | serve SECONDS | hostile-names SECONDS | random SEED EVENTS", status: 2)
 }
