@@ -12,6 +12,9 @@ struct CheckFindings: Sendable {
     var leaks: [LeakRecord]
     /// The trees of the sessions that have leak records.
     var trees: [SessionID: TreeView]
+    /// Why the collector could not say what it saw, when it could not (the reports then say so,
+    /// and the run exits 2).
+    var collectorFailure: String? = nil
 }
 
 /// The private collector of one `check` run: an embedded ``CollectorServer`` on a socket in a

@@ -111,10 +111,15 @@ struct CheckCommand: AsyncParsableCommand {
         let findings: CheckFindings
         do {
             termination = try await CheckChildProcess.run(command, environment: environment(socket: collector.socketPath))
-            findings = try await collector.settle(waitExitNanos: waitExitNanos) { CheckChildProcess.signalAfterExit != nil }
         } catch {
             await collector.stop()
             throw error
+        }
+        do {
+            findings = try await collector.settle(waitExitNanos: waitExitNanos) { CheckChildProcess.signalAfterExit != nil }
+        } catch {
+            // The command ran: its result and the failure still go into every report asked for.
+            findings = CheckFindings(processes: [], leaks: [], trees: [:], collectorFailure: error.message)
         }
         await collector.stop()
 

@@ -21,6 +21,9 @@ struct CheckOutcome: Sendable {
     var groups: [CheckLeakGroup]
     /// Baseline entries that matched no leak.
     var staleEntries: [Baseline.Entry]
+    /// Why the private collector could not report, if it could not: the run is then an internal
+    /// error, whatever the leaks read so far.
+    var collectorFailure: String?
 
     /// Decides on what the collector found.
     init(
@@ -34,6 +37,7 @@ struct CheckOutcome: Sendable {
         self.baselineFile = baselineFile
         self.baselineOutput = baselineOutput
         self.processes = findings.processes
+        self.collectorFailure = findings.collectorFailure
         self.groups = CheckLeakGroup.groups(of: findings.leaks, baseline: baseline)
         let used = Set(groups.compactMap { $0.baselineEntry?.number })
         self.staleEntries = baseline?.entries.filter { !used.contains($0.number) } ?? []
@@ -48,20 +52,25 @@ struct CheckOutcome: Sendable {
         case command
         /// New leaks (or, with --strict, unverified nodes).
         case leaks
+        /// The private collector failed: nothing can be said about leaks.
+        case collector
     }
 
     /// Why the run fails; nil when it passes.
     var failure: Failure? {
         if !termination.succeeded { return .command }
+        if collectorFailure != nil { return .collector }
         if baselineOutput == nil, !failingGroups.isEmpty { return .leaks }
         return nil
     }
 
-    /// 0 pass; 1 new leaks; the command's status (128 + N for signal N) when it failed.
+    /// 0 pass; 1 new leaks; the command's status (128 + N for signal N) when it failed; 2 when
+    /// the private collector failed.
     var exitCode: Int32 {
         switch failure {
         case nil: 0
         case .leaks: 1
+        case .collector: 2
         case .command: termination.passedOnCode
         }
     }
@@ -101,6 +110,8 @@ struct CheckOutcome: Sendable {
             }
         case .leaks?:
             line += " — failing"
+        case .collector?:
+            line += " — the private collector failed (\(collectorFailure ?? "")); exiting 2"
         case nil:
             if let baselineOutput {
                 line += " — wrote the baseline \(baselineOutput)"

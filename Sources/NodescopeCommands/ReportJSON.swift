@@ -40,6 +40,7 @@ enum ReportJSON {
             ("summary", .object(summary)),
             ("result", .string(outcome.failure == nil ? "pass" : "fail")),
             ("failure", .string(outcome.failure?.rawValue)),
+            ("collectorFailure", .string(outcome.collectorFailure)),
             ("exitCode", .int(Int64(outcome.exitCode))),
         ])
     }

@@ -28,10 +28,16 @@ enum ReportJUnit {
             cases.append(
                 "    <testcase classname=\"\(escape(group.first.processName))\" name=\"\(escape(name))\" time=\"0\">\n" + body + "    </testcase>\n")
         }
-        if outcome.groups.isEmpty {
+        var errors = 0
+        if let failure = outcome.collectorFailure {
+            errors = 1
+            cases.append(
+                "    <testcase classname=\"nodescope\" name=\"private collector\" time=\"0\">\n"
+                    + "      <error type=\"collector-failure\" message=\"\(escape(failure))\"/>\n    </testcase>\n")
+        } else if outcome.groups.isEmpty {
             cases.append("    <testcase classname=\"nodescope\" name=\"no leaks\" time=\"0\"/>\n")
         }
-        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\""
+        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\""
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             + "<testsuites name=\"nodescope check\" \(counts)>\n"
             + "  <testsuite name=\"nodescope\" \(counts) time=\"0\">\n"

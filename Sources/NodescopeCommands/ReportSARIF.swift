@@ -23,7 +23,7 @@ enum ReportSARIF {
     static func render(_ outcome: CheckOutcome) -> String {
         let signal: Int32? = if case let .signaled(number) = outcome.termination { number } else { nil }
         var invocation: [(String, ReportJSONValue)] = [
-            ("executionSuccessful", .bool(true)),
+            ("executionSuccessful", .bool(outcome.collectorFailure == nil)),
             ("commandLine", .string(outcome.command.joined(separator: " "))),
             ("arguments", .array(outcome.command.map { .string($0) })),
         ]

@@ -152,4 +152,23 @@ private final class AttributeCollector: NSObject, XMLParserDelegate {
         elements.append(elementName)
         if elementName == "testcase" { testcases.append("\(attributes["classname"] ?? "") \(attributes["name"] ?? "")") }
     }
+
+    @Test func aCollectorFailureStillGivesEveryReportWithTheFailureInIt() throws {
+        let outcome = CheckOutcome(
+            command: ["swift", "test"], termination: .exited(0),
+            findings: CheckFindings(processes: [], leaks: [], trees: [:], collectorFailure: "cannot read the private collector"),
+            baseline: nil, baselineFile: nil, baselineOutput: nil, strict: false, graceNanos: 1_000_000_000)
+        #expect(outcome.exitCode == 2)
+        #expect(outcome.verdictLine.contains("the private collector failed (cannot read the private collector)"))
+        let json = try JSONSerialization.jsonObject(with: Data(ReportJSON.render(outcome).utf8)) as? [String: Any]
+        #expect(json?["collectorFailure"] as? String == "cannot read the private collector")
+        #expect(json?["failure"] as? String == "collector")
+        #expect(ReportJUnit.render(outcome).contains("errors=\"1\""))
+        #expect(ReportJUnit.render(outcome).contains("<error type=\"collector-failure\""))
+        #expect(ReportSARIF.render(outcome).contains("\"executionSuccessful\": false"))
+        // The command's own failure still wins.
+        var failed = outcome
+        failed.termination = .exited(3)
+        #expect(failed.exitCode == 3)
+    }
 }

@@ -178,4 +178,22 @@ struct WireConnectionHandlerTests {
         _ = try channel.finish()
         #expect(hub.collector.processes().isEmpty)
     }
+
+    @Test func aRootPathThatMatchesNothingAndAnUnknownSubscriptionAreNotFound() throws {
+        let loop = EmbeddedEventLoop()
+        let hub = CollectorHub(settings: CollectorSettings(), eventLoop: loop, logger: Logger(label: "test"))
+        let host = try makeChannel(hub: hub, loop: loop)
+        try send([hello] + emptySnapshot, to: host)
+        let client = try makeChannel(hub: hub, loop: loop)
+        try send([
+            .hello(Hello(role: .client, pid: 7, monotonicNanos: 0, wallNanos: 0, processName: "nodescope")),
+            .request(ControlRequestFrame(requestID: 1, command: .tree, argument: "42", rootPath: "no/such")),
+            .request(ControlRequestFrame(requestID: 2, command: .unsubscribe, argument: "99")),
+            .request(ControlRequestFrame(requestID: 3, command: .unsubscribe, argument: "x")),
+        ], to: client)
+        let statuses = try replies(from: client).compactMap { message -> ResponseStatus? in
+            if case let .response(response) = message { response.status } else { nil }
+        }
+        #expect(statuses == [.notFound, .notFound, .badRequest])
+    }
 }
