@@ -117,13 +117,6 @@ public struct Collector: Sendable {
         return earliest
     }
 
-    /// How far behind the collector is with a host: its own clock minus the host's watermark,
-    /// in nanoseconds (0 when the watermark is ahead, nil when the host has vouched for no time
-    /// yet or the session is unknown).
-    public func lag(_ session: SessionID, now: UInt64) -> UInt64? {
-        guard let index = position(of: session), let watermark = sessions[index].watermark else { return nil }
-        return now > watermark ? now - watermark : 0
-    }
 
     private mutating func dropEndedSessions(now: UInt64) {
         sessions.removeAll { session in

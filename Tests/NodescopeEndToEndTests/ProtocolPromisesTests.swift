@@ -167,4 +167,49 @@ struct ProtocolPromisesTests {
         Thread.sleep(forTimeInterval: 0.5)
         #expect(try fixture.processes().allSatisfy { $0.pid != 4305 })
     }
+
+    /// The collector's own check (SO_PEERCRED): a peer of another user that gets through the
+    /// file permissions (opened on purpose here) and skips the client-side checks (a raw socket)
+    /// is refused with code 2. Needs root, to speak as `nobody`.
+    @Test(.enabled(
+        if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func aPeerOfAnotherUserIsRefusedByTheCollectorWithCode2() throws {
+        let scratch = URL(fileURLWithPath: "/var/tmp/nsuid-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let socket = scratch.appendingPathComponent("d.sock").path
+        let fixture = try DaemonFixture(socket: socket)
+        defer { fixture.stop() }
+        chmod(scratch.path, 0o755)
+        chmod(socket, 0o666)
+        let hello = Raw.hello(role: 2, pid: 1, monotonic: 1, name: "other").map { String($0) }.joined(separator: ",")
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sys.argv[1])
+            s.sendall(bytes([\(hello)]))
+            s.settimeout(3)
+            data = b""
+            while True:
+                chunk = s.recv(4096)
+                if not chunk: break
+                data += chunk
+            print(data.hex())
+            """
+        let other = try ChildProcess(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, socket],
+            absolutePath: true)
+        #expect(other.waitForExit() == 0, "\(other.stderr)")
+        let hex = other.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bytes = stride(from: 0, to: hex.count, by: 2).compactMap { offset -> UInt8? in
+            let start = hex.index(hex.startIndex, offsetBy: offset)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)
+        }
+        guard case let .helloRefused(refusal)? = Raw.decode(bytes).first else {
+            Issue.record("no refusal for a peer of another user: \(hex)")
+            return
+        }
+        #expect(refusal.code == .wrongUser)
+    }
 }
