@@ -70,8 +70,12 @@ struct NodeRegistry {
     }
 
     /// Adds an object; returns its index, or nil when the node is unknown or full.
+    /// A node whose objects were all released after its detach (kept only to name a ghost's path)
+    /// takes no new object: it has been judged released.
     mutating func addObject(to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?) -> UInt16? {
-        guard let slot = slots[node.rawValue], records[slot].objects.count < Int(UInt16.max) else { return nil }
+        guard let slot = slots[node.rawValue], records[slot].objects.count < Int(UInt16.max),
+              records[slot].detachedAt == nil || records[slot].aliveCount > 0
+        else { return nil }
         let index = UInt16(records[slot].objects.count)
         records[slot].objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak))
         records[slot].aliveCount += 1

@@ -83,17 +83,19 @@ extension HostSession {
     }
 
     /// Ends the session at `now` (collector clock). Nodes whose grace ran out by the host's
-    /// watermark are leaked. The others still awaiting release are leaked when the host held its
-    /// exit for them (a normal end whose goodbye, if one was recorded, is `normalExit`, with the
-    /// exit hold asked for), and unverified otherwise: nobody can know whether they would have
-    /// been released. Either is flagged at the end of the host's stream (its watermark), never
-    /// before the node's detach.
+    /// watermark are leaked. The others still awaiting release are unverified (nobody can know
+    /// whether they would have been released), except for a host that sends no heartbeats and
+    /// held its exit for them (a normal end whose goodbye, if one was recorded, is `normalExit`,
+    /// with the exit hold asked for): its hold stands for the graces, so they are leaked. A host
+    /// that sends heartbeats vouches for its exit with a last one, so whatever its watermark does
+    /// not cover was not held for (a node detached during the hold, say). Either verdict is
+    /// flagged at the end of the host's stream (its watermark), never before the node's detach.
     mutating func end(normally: Bool, now: UInt64) -> [TreeChange] {
         guard endedAt == nil else { return [] }
         var changes: [TreeChange] = []
         snapshot = nil
         processDue(into: &changes)
-        let held = normally && settings.holdExit && (goodbye == nil || goodbye == .normalExit)
+        let held = normally && settings.holdExit && (goodbye == nil || goodbye == .normalExit) && !heartbeatsSeen
         let verdict: LeakRecord.Verdict = held ? .leaked : .unverified
         var waiting = tree.usedSlots.filter { tree.slots[Int($0)].phase == .detached }
         waiting.sort {

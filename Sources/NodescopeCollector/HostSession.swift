@@ -129,6 +129,9 @@ struct HostSession {
             awaitingSnapshot = true
         case let .goodbye(reason):
             try requireOutsideSnapshot("goodbye")
+            if awaitingSnapshot {
+                throw SessionError(.unexpectedMessage, "goodbye after dropped, before the snapshot that must follow it")
+            }
             goodbye = reason
         case let .heartbeat(time):
             try requireOutsideSnapshot("heartbeat")

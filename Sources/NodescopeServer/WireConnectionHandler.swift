@@ -24,6 +24,8 @@ final class WireConnectionHandler: ChannelInboundHandler {
     private var logger: Logger
     private var helloTimeout: Scheduled<Void>?
     private var frameTimeout: Scheduled<Void>?
+    /// Frames decoded so far: the stall deadline closes a connection only when none completed.
+    private var framesDecoded: UInt64 = 0
     private var closing = false
 
     init(hub: NIOLoopBound<CollectorHub>, peer: PeerCredentials?, logger: Logger) {
@@ -79,13 +81,16 @@ final class WireConnectionHandler: ChannelInboundHandler {
                 return
             }
             guard let message else { break }
+            framesDecoded &+= 1
             perform(machine.received(message), context: context)
         }
         watchForStalledFrame(context)
     }
 
     /// Closes the connection when a frame, once begun, does not complete within the deadline
-    /// (a peer that stalls mid-frame would otherwise hold its buffer forever).
+    /// (a peer that stalls mid-frame would otherwise hold its buffer forever). A connection on
+    /// which frames keep completing is never closed by it, also when the collector itself was
+    /// stopped and reads a backlog late.
     private func watchForStalledFrame(_ context: ChannelHandlerContext) {
         guard !closing, decoder.bufferedByteCount > 0 else {
             frameTimeout?.cancel()
@@ -93,12 +98,20 @@ final class WireConnectionHandler: ChannelInboundHandler {
             return
         }
         guard frameTimeout == nil else { return }
+        armFrameTimeout(context)
+    }
+
+    private func armFrameTimeout(_ context: ChannelHandlerContext) {
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
         let deadline = limits.frameDeadlineNanos
+        let framesAtArm = framesDecoded
         frameTimeout = context.eventLoop.scheduleTask(in: .nanoseconds(deadline)) {
             let (handler, context) = bound.value
             handler.frameTimeout = nil
-            if handler.decoder.bufferedByteCount > 0 {
+            guard handler.decoder.bufferedByteCount > 0, !handler.closing else { return }
+            if handler.framesDecoded != framesAtArm {
+                handler.armFrameTimeout(context)
+            } else {
                 handler.close(context, reason: "a frame stayed incomplete for \(Self.seconds(deadline))")
             }
         }

@@ -78,4 +78,21 @@ struct NodeRegistryTests {
         _ = registry.release(child, index: 0)
         #expect(registry.count == 0)
     }
+
+    @Test func aReleasedAncestorKeptForAGhostTakesNoNewObjectAndAwaitsNothing() {
+        var registry = NodeRegistry()
+        let (parent, child) = (NodeID(rawValue: 1), NodeID(rawValue: 2))
+        _ = registry.attach(parent, parent: nil, kind: .flow, name: "P", time: 0, principal: nil)
+        _ = registry.addObject(to: parent, role: .flow, typeName: "P", weak: nil)
+        _ = registry.attach(child, parent: parent, kind: .flow, name: "C", time: 0, principal: nil)
+        _ = registry.addObject(to: child, role: .flow, typeName: "C", weak: nil)
+        _ = registry.detach(parent, time: 5)
+        _ = registry.release(parent, index: 0)
+        // Kept to name the leaked child's path, but released: judged, nothing more to watch.
+        #expect(registry.contains(parent))
+        #expect(registry.addObject(to: parent, role: .worker, typeName: "W", weak: nil) == nil)
+        #expect(registry.detachedAlive().map(\.node) == [child])
+        // A detached node with an object alive still takes one watched late.
+        #expect(registry.addObject(to: child, role: .worker, typeName: "W", weak: nil) == 1)
+    }
 }

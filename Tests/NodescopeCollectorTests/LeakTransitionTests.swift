@@ -233,12 +233,26 @@ struct LeakTransitionTests {
         try host.attach(2, parent: 1, kind: "Child", objects: ["flow", "worker"])
         try host.detach(2)
         host.wait(second / 4)
-        try host.send([.heartbeat(monotonicNanos: host.hostNow), .goodbye(.normalExit)])
+        // A host that sends no heartbeats: its exit hold stands for the grace.
+        try host.send([.goodbye(.normalExit)])
         let changes = host.end(normally: true)
         #expect(changes.map(Self.kind) == ["status leaked", "flagged", "ended"])
         #expect(host.leaks.first?.verdict == .leaked)
-        #expect(host.leaks.first?.flaggedAtNanos == host.now)
+        #expect(host.leaks.first?.flaggedAtNanos == host.now - second / 4)
         #expect(host.status(2) == .leaked)
+    }
+
+    @Test func aHeldExitOfAHostWithHeartbeatsLeavesWhatItDidNotVouchForUnverified() throws {
+        var host = Harness(settings: .init(holdExit: true))
+        try host.attach(1, kind: "AppFlow")
+        try host.attach(2, parent: 1, kind: "Child", objects: ["flow"])
+        try host.detach(2)
+        host.wait(second / 4)
+        // Detached during the hold: its grace had not run out by the last heartbeat.
+        try host.send([.heartbeat(monotonicNanos: host.hostNow), .goodbye(.normalExit)])
+        host.end(normally: true)
+        #expect(host.leaks.map(\.verdict) == [.unverified])
+        #expect(host.leaks.first?.flaggedAtNanos == host.now)
     }
 
     @Test func normalEndWithoutTheExitHoldIsUnverified() throws {

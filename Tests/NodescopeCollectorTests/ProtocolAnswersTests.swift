@@ -113,4 +113,16 @@ struct ProtocolAnswersTests {
         try host.send(frames)
         #expect(host.status(1) == .attached)
     }
+
+    @Test func aGoodbyeBetweenDroppedAndItsSnapshotIsAViolation() throws {
+        var host = Harness()
+        try host.attach(1, kind: "A", objects: ["flow"])
+        try host.send([.dropped(count: 1)])
+        do {
+            try host.send([.goodbye(.normalExit)])
+            Issue.record("a goodbye on a stale tree was accepted")
+        } catch {
+            #expect(error.code == .unexpectedMessage)
+        }
+    }
 }

@@ -290,12 +290,15 @@ public final class NodescopeAgent: Sendable {
     private func finish(_ link: inout Link, state: inout WriterState) {
         let bound = settings.exitFlushBound(holdExit: holdExit.load(ordering: .relaxed))
         let deadline = MonotonicClock.now() &+ bound
+        // Everything that happened before the exit: other threads may go on adding events, which
+        // a flush cannot wait for.
+        let target = tracker.currentSequence
         var open = true
         var complete = false
         while open, MonotonicClock.now() < deadline {
             // The last round vouches for the time of the exit, after a final poll.
             open = service(&link, batch: &state.batch, forceHeartbeat: true)
-            if open, queue.isEmpty, link.sentOffset == link.outgoing.count {
+            if open, link.lastSequence >= target, link.sentOffset == link.outgoing.count {
                 complete = true
                 break
             }
