@@ -57,7 +57,7 @@ struct VerdictsUnderLoadTests {
         let fixture = try DaemonFixture()
         defer { fixture.stop() }
         let host = try ChildProcess(
-            "sample-nodes", ["--quiet", "--pace", "150", "--nodes", "2000"],
+            "sample-nodes", ["--quiet", "--pace", "150", "--nodes", "800"],
             environment: ["NODESCOPE_SOCKET": fixture.socket, "NODESCOPE_EXIT_FLUSH": "20"])
         Thread.sleep(forTimeInterval: 0.5)
         fixture.daemon.signal(SIGSTOP)
