@@ -34,6 +34,10 @@ struct NodeRegistry {
     struct PendingRelease: Hashable {
         var node: NodeID
         var index: UInt16
+        /// The latest time the object is known to have been alive (its detach, then the start of
+        /// each poll that found it): its release, once noticed, is stamped with this time, which
+        /// is never later than the release itself.
+        var aliveAt: UInt64
     }
 
     private var records: [Record] = []
@@ -79,7 +83,9 @@ struct NodeRegistry {
         let index = UInt16(records[slot].objects.count)
         records[slot].objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak))
         records[slot].aliveCount += 1
-        if records[slot].detachedAt != nil, weak != nil { pending.append(PendingRelease(node: node, index: index)) }
+        if let detachedAt = records[slot].detachedAt, weak != nil {
+            pending.append(PendingRelease(node: node, index: index, aliveAt: detachedAt))
+        }
         return index
     }
 
@@ -103,7 +109,7 @@ struct NodeRegistry {
         order.append(node)
         for index in records[current].objects.indices
         where records[current].objects[index].isAlive && records[current].objects[index].weak != nil {
-            pending.append(PendingRelease(node: node, index: UInt16(index)))
+            pending.append(PendingRelease(node: node, index: UInt16(index), aliveAt: time))
         }
         forgetIfReleased(node)
         return order
@@ -134,15 +140,22 @@ struct NodeRegistry {
         }
     }
 
-    /// Marks `gone` released, drops them and every entry no longer alive from the pending list,
-    /// and returns what changed.
-    mutating func applyDeallocated(_ gone: [PendingRelease]) -> [(node: NodeID, index: UInt16, role: ObjectRole, typeName: String)] {
+    /// Applies a poll that started at `pollStart`: marks `gone` released, each stamped with the
+    /// last time it was known alive; notes that the other polled entries were alive at
+    /// `pollStart`; drops every entry no longer alive from the pending list. Returns what changed.
+    mutating func applyDeallocated(
+        _ gone: [PendingRelease], pollStart: UInt64
+    ) -> [(node: NodeID, index: UInt16, role: ObjectRole, typeName: String, time: UInt64)] {
         let released = gone.compactMap { entry in
-            release(entry.node, index: entry.index).map { (entry.node, entry.index, $0.role, $0.typeName) }
+            release(entry.node, index: entry.index).map { (entry.node, entry.index, $0.role, $0.typeName, entry.aliveAt) }
         }
         pending.removeAll { entry in
             guard let slot = slots[entry.node.rawValue], Int(entry.index) < records[slot].objects.count else { return true }
             return !records[slot].objects[Int(entry.index)].isAlive
+        }
+        // Entries added after the poll began were not looked at: they keep their own time.
+        for position in pending.indices where pending[position].aliveAt < pollStart {
+            pending[position].aliveAt = pollStart
         }
         return released
     }

@@ -268,10 +268,13 @@ public final class NodeTracker: Sendable {
         // Outside the lock: a weak load may end an object's life, and its deinit may report.
         let gone = candidates.filter { $0.reference?.isReleased ?? true }.map(\.entry)
         let pending = state.withLock { state in
-            for released in state.registry.applyDeallocated(gone) {
+            // A release noticed by polling happened after the object was last seen alive, and
+            // is stamped with that time: never later than the release, so a release made within
+            // its grace never reads as late, however late the poll came.
+            for released in state.registry.applyDeallocated(gone, pollStart: horizon) {
                 Self.emit(
                     .released(index: released.index, role: released.role, typeName: released.typeName),
-                    for: released.node, in: &state)
+                    for: released.node, at: released.time, in: &state)
             }
             return state.registry.pending.count
         }
@@ -280,10 +283,14 @@ public final class NodeTracker: Sendable {
 
     // MARK: Private
 
-    private static func emit(_ change: DebugInformation.Change, for node: NodeID, in state: inout State) {
+    /// Numbers a change and hands it to the sinks, stamped now unless a time is given.
+    private static func emit(
+        _ change: DebugInformation.Change, for node: NodeID, at time: UInt64? = nil, in state: inout State
+    ) {
         state.sequence &+= 1
         guard !state.sinks.isEmpty else { return }
-        let event = DebugInformation(sequence: state.sequence, time: MonotonicClock.now(), node: node, change: change)
+        let event = DebugInformation(
+            sequence: state.sequence, time: time ?? MonotonicClock.now(), node: node, change: change)
         for sink in state.sinks { sink.receive(event) }
     }
 

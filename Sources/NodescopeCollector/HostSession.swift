@@ -301,6 +301,14 @@ struct HostSession {
         guard let slot = try eventSlot(frame.nodeID, "objectReleased") else { return accept(frame.sequence) }
         try checkRelease(frame, slot: slot, in: tree)
         noteEventTime(frame.timeNanos, into: &changes)
+        // A release stamped after the node's deadline proves an object was alive then (release
+        // times are never later than the release itself): the node leaked, whatever the
+        // watermark says yet, and this release may make it a late one.
+        let releasedAt = collectorTime(frame.timeNanos)
+        if tree.slots[Int(slot)].phase == .detached {
+            let due = deadline(after: tree.slots[Int(slot)].detachedAt)
+            if releasedAt > due { flag(slot, verdict: .leaked, at: due, into: &changes) }
+        }
         _ = tree.releaseObject(frame.objectIndex, of: slot)
         accept(frame.sequence)
         changes.append(.objectReleased(id: frame.nodeID, index: frame.objectIndex))
@@ -310,7 +318,7 @@ struct HostSession {
             releaseCleanly(slot, into: &changes)
             processDue(into: &changes)
         case .leaked:
-            markLateRelease(slot, at: collectorTime(frame.timeNanos), into: &changes)
+            markLateRelease(slot, at: releasedAt, into: &changes)
         case .attached, .lateRelease, .unverified, .anchor, .placeholder:
             break
         }

@@ -53,10 +53,14 @@ struct NodeRegistryTests {
         _ = registry.detach(node, time: 1)
         #expect(registry.pendingReferences().map { $0.reference?.isReleased } == [false])
         #expect(registry.pending.count == 1)
+        // A poll at 5 finds it alive; one at 9 finds it gone: it is stamped released at 5, the
+        // last time it was known alive, never at the time the poll noticed.
+        #expect(registry.applyDeallocated([], pollStart: 5).isEmpty)
         object = nil
         let deallocated = registry.pendingReferences().filter { $0.reference?.isReleased ?? true }.map(\.entry)
-        let gone = registry.applyDeallocated(deallocated)
+        let gone = registry.applyDeallocated(deallocated, pollStart: 9)
         #expect(gone.map(\.index) == [0])
+        #expect(gone.map(\.time) == [5])
         #expect(registry.pending.isEmpty)
         #expect(!registry.contains(node))
         _ = object

@@ -125,4 +125,18 @@ struct ProtocolAnswersTests {
             #expect(error.code == .unexpectedMessage)
         }
     }
+
+    @Test func aReleaseStampedAfterTheDeadlineIsLateWhateverTheWatermark() throws {
+        var host = Harness()
+        try host.attach(1, kind: "A", objects: ["flow"])
+        try host.detach(1)
+        try host.send([.heartbeat(monotonicNanos: host.hostNow)])  // heartbeat mode: events move nothing
+        // Released 1.5 s after its detach (a teardown that took that long), read before any
+        // heartbeat passed the deadline: it was alive at the deadline, so it was late.
+        try host.send(host.script.release(1, index: 0, at: host.hostNow + 3 * second / 2))
+        let record = try #require(host.leaks.first)
+        #expect(record.verdict == .lateRelease)
+        #expect(record.flaggedAtNanos == host.now + second)
+        #expect(record.releasedAtNanos == host.now + 3 * second / 2)
+    }
 }
