@@ -345,7 +345,9 @@ public enum SocketTrust {
         return String(cString: buffer) + "/" + path
     }
 
-    private static func readLink(_ path: String) -> String? {
+    /// The target of the symbolic link at `path` (as written in the link), or nil when `path` is
+    /// not a readable link.
+    public static func readLink(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }

@@ -112,10 +112,13 @@ struct PrivateDirectory {
         guard let made = mkdtemp(&template) else {
             throw CLIError("cannot create a private directory in /tmp for the collector's socket")
         }
-        return PrivateDirectory(path: String(cString: made))
+        let path = String(cString: made)
+        Terminal.scratchDirectories.withLock { _ = $0.insert(path) }
+        return PrivateDirectory(path: path)
     }
 
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
+        Terminal.scratchDirectories.withLock { _ = $0.remove(path) }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import NodesDebug
 
 /// Which file a path names, whatever its spelling: the device and inode of an existing file, or
 /// the resolved directory and the name of a file still to be created.
@@ -21,7 +22,7 @@ struct FileIdentity: Hashable, Sendable {
         // A dangling link is written through: the file it names is the one that will be created.
         var target = path
         for _ in 0..<40 {
-            guard lstat(target, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let link = readLink(target) else { break }
+            guard lstat(target, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let link = SocketTrust.readLink(target) else { break }
             target = link.hasPrefix("/") ? link : directory(of: target) + "/" + link
         }
         let name = target.split(separator: "/").last.map(String.init) ?? target
@@ -38,13 +39,5 @@ struct FileIdentity: Hashable, Sendable {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    private static func readLink(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        buffer[count] = 0
-        return String(cString: buffer)
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import Logging
+import Synchronization
 
 /// Output conventions of the CLI: results on stdout, notes and errors on stderr, colours only
 /// when stdout is a terminal (and `NO_COLOR` is unset).
@@ -19,9 +21,30 @@ enum Terminal {
         FileHandle.standardError.write(Data(("nodescope: " + line + "\n").utf8))
     }
 
-    /// Writes to stdout and flushes, so piped output arrives line by line.
+    /// Writes to stdout at once, so piped output arrives line by line. A reader that has gone
+    /// (`nodescope ps | head -1`) ends the command quietly with status 0, as `git log | head` does.
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            if written > 0 {
+                bytes = bytes.dropFirst(written)
+            } else if written < 0, errno == EINTR || errno == EAGAIN {
+                continue
+            } else {
+                if errno == EPIPE { quietExit() }
+                return
+            }
+        }
+    }
+
+    /// Scratch directories of the running command, removed when it ends early because its
+    /// reader went away (see ``PrivateDirectory``).
+    static let scratchDirectories = Mutex<Set<String>>([])
+
+    private static func quietExit() -> Never {
+        for path in scratchDirectories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        Glibc.exit(0)
     }
 }
 

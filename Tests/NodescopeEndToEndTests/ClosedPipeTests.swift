@@ -1,0 +1,22 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// `nodescope … | head -1`: a reader that goes away ends the command quietly, as `git log | head`.
+@Suite("A closed pipe ends a command quietly", .serialized)
+struct ClosedPipeTests {
+    @Test(arguments: [["ps"], ["tree", "sample-nodes"], ["tree", "sample-nodes", "--json"]])
+    func aCommandWhoseReaderIsGoneExitsZeroWithoutATrap(arguments: [String]) throws {
+        let fixture = try DaemonFixture()
+        defer { fixture.stop() }
+        let host = try ChildProcess("sample-nodes", ["--quiet", "--hold", "10"], environment: ["NODESCOPE_SOCKET": fixture.socket])
+        defer { host.stop() }
+        _ = try fixture.waitForProcesses { $0.contains { $0.processName == "sample-nodes" } }
+        let nodescope = ChildProcess.binDirectory.appendingPathComponent("nodescope").path
+        let command = ([nodescope] + arguments + ["--socket", fixture.socket]).map { "'\($0)'" }.joined(separator: " ")
+        // `true` reads nothing and exits at once: the command's first write meets a closed pipe.
+        let shell = try ChildProcess("/bin/bash", ["-c", "\(command) | true; exit ${PIPESTATUS[0]}"], absolutePath: true)
+        #expect(shell.waitForExit() == 0, "\(shell.stderr)")
+        #expect(!shell.stderr.contains("Fatal error"))
+    }
+}
