@@ -91,11 +91,6 @@ public struct Collector: Sendable {
         return changes
     }
 
-    /// Whether a session's stream ended with (or has received) a goodbye.
-    public func hasSaidGoodbye(_ session: SessionID) -> Bool {
-        position(of: session).map { sessions[$0].goodbye != nil } ?? false
-    }
-
     /// Drops ended sessions past their retention. Graces are not judged here: they run out in
     /// the host's time, as its stream says (see ``ingest(_:session:now:)``). Returns nothing in
     /// this version; the result keeps room for changes that time alone may cause.
