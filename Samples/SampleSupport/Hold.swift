@@ -20,7 +20,8 @@ public enum Hold {
         stopOnSignals()
         CollectorLink.flush()
         output.say("holding for \(formatted(seconds)) s (SIGTERM or Ctrl-C ends it)")
-        let end = MonotonicClock.now() &+ UInt64(seconds * 1_000_000_000)
+        // Options allow at most a year (``SampleOptions/longestHold``); clamp anyway.
+        let end = MonotonicClock.now() &+ UInt64(min(max(seconds, 0), SampleOptions.longestHold) * 1e9)
         while !stopRequested.load(ordering: .relaxed), MonotonicClock.now() < end {
             usleep(20_000)
         }
@@ -38,6 +39,7 @@ public enum Hold {
     }
 
     private static func formatted(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        // At most a year (``SampleOptions/longestHold``): whole numbers print without ".0".
+        seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
     }
 }

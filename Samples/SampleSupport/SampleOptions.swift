@@ -137,8 +137,9 @@ public struct SampleOptions: Equatable, Sendable {
             case "--hold":
                 switch value(for: argument) {
                 case let .success(text):
-                    guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-                        return .failure(UsageError(message: "--hold needs a number of seconds, not '\(text)'"))
+                    guard let seconds = Double(text), seconds >= 0, seconds <= Self.longestHold else {
+                        return .failure(UsageError(
+                            message: "--hold needs a number of seconds from 0 to \(Int(Self.longestHold)), not '\(text)'"))
                     }
                     options.holdSeconds = seconds
                 case let .failure(error):
@@ -170,13 +171,16 @@ public struct SampleOptions: Equatable, Sendable {
         return .success(.run(options))
     }
 
-    /// The value of a sample-specific option as a positive integer; exits with status 2 when it
-    /// is not one.
-    public func positiveInteger(_ option: String, _ specification: Specification) -> Int? {
+    /// The longest `--hold`: a year, in seconds.
+    public static let longestHold: Double = 365 * 86_400
+
+    /// The value of a sample-specific option as a whole number from 1 to `maximum`; exits with
+    /// status 2 when it is not one.
+    public func positiveInteger(_ option: String, _ specification: Specification, maximum: Int) -> Int? {
         guard let text = values[option] else { return nil }
-        guard let number = Int(text), number > 0 else {
+        guard let number = Int(text), number > 0, number <= maximum else {
             SampleOutput.write(
-                "\(specification.program): \(option) needs a positive whole number, not '\(text)'\n\n\(specification.usage)",
+                "\(specification.program): \(option) needs a whole number from 1 to \(maximum), not '\(text)'\n\n\(specification.usage)",
                 to: 2)
             exit(2)
         }

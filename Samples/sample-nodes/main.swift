@@ -20,8 +20,8 @@ let specification = SampleOptions.Specification(
     flagOptions: [("--feed-v2", "turn on the feed's v2 experiment (a plugin)")])
 let options = SampleOptions.parse(Array(CommandLine.arguments.dropFirst()), specification)
 let output = SampleOutput(quiet: options.quiet)
-let itemCount = options.positiveInteger("--nodes", specification)
-let pace = options.positiveInteger("--pace", specification)
+let itemCount = options.positiveInteger("--nodes", specification, maximum: 10_000_000)
+let pace = options.positiveInteger("--pace", specification, maximum: 600_000)
 
 /// Pauses between the script's steps when `--pace` asks for it, so that a watcher sees each one.
 func pauseBetweenSteps() {

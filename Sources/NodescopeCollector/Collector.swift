@@ -42,11 +42,16 @@ public struct Collector: Sendable {
     /// shifted by the difference between `now` and the hello's `monotonicNanos` (clamped, never
     /// trapping). So how long a hello took to arrive never shifts a reported time or a verdict
     /// deadline on one machine. The hello's role is not checked: the server opens sessions for
-    /// hosts only.
-    public mutating func openSession(_ hello: Hello, now: UInt64, clocks: ClockRelation = .unknown) -> SessionID {
+    /// hosts only. `processStartedAt` is when the host process started (collector clock), when
+    /// the server could tell; `ps` shows the process's uptime from it.
+    public mutating func openSession(
+        _ hello: Hello, now: UInt64, clocks: ClockRelation = .unknown, processStartedAt: UInt64? = nil
+    ) -> SessionID {
         let id = SessionID(rawValue: nextSessionNumber)
         nextSessionNumber &+= 1
-        sessions.append(HostSession(id: id, hello: hello, now: now, clocks: clocks, settings: settings))
+        var session = HostSession(id: id, hello: hello, now: now, clocks: clocks, settings: settings)
+        session.processStartedAt = processStartedAt.map { min($0, now) }
+        sessions.append(session)
         return id
     }
 

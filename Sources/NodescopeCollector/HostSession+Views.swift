@@ -125,6 +125,8 @@ extension HostSession {
         ProcessSummary(
             session: id, pid: pid, processName: processName, connectedAtNanos: connectedAt, endedAtNanos: endedAt,
             endedNormally: endedNormally, liveNodes: liveNodes, leaks: openLeaks, eventsIngested: eventsIngested,
-            droppedReported: droppedReported)
+            droppedReported: droppedReported, startedAtNanos: processStartedAt,
+            awaitingRelease: tree.usedSlots.count { tree.slots[Int($0)].phase == .detached },
+            graceNanos: settings.graceNanos)
     }
 }

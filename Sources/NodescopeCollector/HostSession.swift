@@ -42,6 +42,8 @@ struct HostSession {
     var openLeaks = 0
     /// Attached nodes.
     var liveNodes = 0
+    /// When the host process started (collector clock), when the server could tell.
+    var processStartedAt: UInt64?
     var eventsIngested: UInt64 = 0
     var droppedReported: UInt64 = 0
     /// The host's watermark, on the collector's clock: the latest time up to which the host's

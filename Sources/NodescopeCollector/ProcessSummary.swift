@@ -23,12 +23,21 @@ public struct ProcessSummary: Sendable, Equatable, Codable {
     public var eventsIngested: UInt64
     /// The sum of the counts of the host's `dropped` frames.
     public var droppedReported: UInt64
+    /// When the host process started, nanoseconds of the collector's clock, when the collector
+    /// could tell (from the kernel, for a peer in its pid namespace); nil otherwise.
+    public var startedAtNanos: UInt64?
+    /// Detached nodes with an object still alive whose grace has not run out (by the host's
+    /// vouched time): each will be released, leaked or, if the session ends first, unverified.
+    public var awaitingRelease: Int
+    /// The grace the collector gives a detached node, in nanoseconds.
+    public var graceNanos: UInt64
 
     /// Creates a summary.
     public init(
         session: SessionID, pid: UInt32, processName: String, connectedAtNanos: UInt64,
         endedAtNanos: UInt64?, endedNormally: Bool?, liveNodes: Int, leaks: Int,
-        eventsIngested: UInt64, droppedReported: UInt64
+        eventsIngested: UInt64, droppedReported: UInt64, startedAtNanos: UInt64? = nil,
+        awaitingRelease: Int = 0, graceNanos: UInt64 = 0
     ) {
         self.session = session
         self.pid = pid
@@ -40,6 +49,9 @@ public struct ProcessSummary: Sendable, Equatable, Codable {
         self.leaks = leaks
         self.eventsIngested = eventsIngested
         self.droppedReported = droppedReported
+        self.startedAtNanos = startedAtNanos
+        self.awaitingRelease = awaitingRelease
+        self.graceNanos = graceNanos
     }
 
     /// Whether the host is still connected.

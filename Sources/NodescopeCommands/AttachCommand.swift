@@ -7,7 +7,11 @@ import NodescopeServer
 struct AttachCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attach",
-        abstract: "Print a process's tree, then each change as it happens, until the process goes away.")
+        abstract: "Print a process's tree, then each change as it happens, until the process goes away.",
+        discussion: """
+            A name that matches only processes that have ended waits (up to --wait) for a live one \
+            to connect. Ends with 0 when the process ends, 1 when the collector goes away.
+            """)
 
     @Argument(help: "The process: a pid or a process name.")
     var process: String
@@ -17,7 +21,7 @@ struct AttachCommand: AsyncParsableCommand {
 
     func run() async throws {
         let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
-        try await access.run(waitingFor: process) { client in
+        try await access.run(waitingFor: process, live: true) { client in
             var mirror: TreeMirror?
             do {
                 try await client.subscribe(process) { view in

@@ -50,6 +50,12 @@ struct Baseline: Sendable {
     /// The entries, in file order.
     var entries: [Entry]
 
+    /// Entries whose reason is still a placeholder ("TODO…", as `--write-baseline` writes it):
+    /// accepted, but `check` warns, because a baseline exists to say why.
+    var entriesWithoutReason: [Entry] {
+        entries.filter { $0.reason.trimmingCharacters(in: .whitespaces).uppercased().hasPrefix("TODO") }
+    }
+
     /// The first entry that covers a leak, if any.
     func entry(matchingFingerprint fingerprint: String, path: [String]) -> Entry? {
         entries.first { $0.matches(fingerprint: fingerprint, path: path) }

@@ -34,7 +34,7 @@ struct CheckCommand: AsyncParsableCommand {
               nodescope check --write-baseline known-leaks.json -- swift test
             """)
 
-    @Option(help: ArgumentHelp("How long a detached node may stay alive before it is a leak: 1s (the default), 500ms, 2.5 …", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long a detached node may stay alive before it is a leak: 1s (the default), 500ms, 2.5 …", valueName: "duration"))
     var grace: DurationArgument?
 
     @Option(help: ArgumentHelp(
@@ -88,9 +88,9 @@ struct CheckCommand: AsyncParsableCommand {
         for (option, file) in [("--json", json), ("--junit", junit), ("--sarif", sarif), ("--write-baseline", writeBaseline)] {
             guard let file else { continue }
             if file == "-", option == "--json" { continue }
-            if let problem = Self.writeProblem(file) { throw ValidationError("\(option) \(file): \(problem)") }
+            if let problem = OutputFile.problem(with: file) { throw ValidationError("\(option) \(file): \(problem)") }
         }
-        if let svgDir, let problem = Self.directoryProblem(svgDir) { throw ValidationError("--svg-dir \(svgDir): \(problem)") }
+        if let svgDir, let problem = OutputFile.directoryProblem(svgDir) { throw ValidationError("--svg-dir \(svgDir): \(problem)") }
         if let baseline {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: baseline, isDirectory: &isDirectory) else {
@@ -106,6 +106,13 @@ struct CheckCommand: AsyncParsableCommand {
         try checkFileConflicts()
         // Read the baseline first: a malformed one is reported before a long command runs.
         let known = try baseline.map { file throws(CLIError) in try Baseline.load(from: file) }
+        if !quiet, let known, let baseline {
+            for entry in known.entriesWithoutReason {
+                Terminal.note(
+                    "warning: \(baseline):\(entry.line): \(entry.label) has no reason yet (\"\(VisibleText.escaped(entry.reason))\"); "
+                        + "say why this leak is accepted, or fix it and remove the entry")
+            }
+        }
         let collector = try await CheckCollector.start(graceNanos: graceNanos)
         let termination: CheckTermination
         let findings: CheckFindings
@@ -130,11 +137,11 @@ struct CheckCommand: AsyncParsableCommand {
         func attempt(_ body: () throws -> Void) {
             do { try body() } catch { problems.append((error as? CLIError)?.message ?? "\(error)") }
         }
-        if let json { attempt { try ExportCommand.write(ReportJSON.render(outcome), to: json) } }
-        if let junit { attempt { try ExportCommand.write(ReportJUnit.render(outcome), to: junit) } }
-        if let sarif { attempt { try ExportCommand.write(ReportSARIF.render(outcome), to: sarif) } }
+        if let json { attempt { try OutputFile.write(ReportJSON.render(outcome), to: json) } }
+        if let junit { attempt { try OutputFile.write(ReportJUnit.render(outcome), to: junit) } }
+        if let sarif { attempt { try OutputFile.write(ReportSARIF.render(outcome), to: sarif) } }
         if let svgDir { attempt { _ = try ReportSVG.write(outcome, trees: findings.trees, into: svgDir) } }
-        if let writeBaseline { attempt { try ExportCommand.write(outcome.baselineDocument, to: writeBaseline) } }
+        if let writeBaseline { attempt { try OutputFile.write(outcome.baselineDocument, to: writeBaseline) } }
 
         if !quiet {
             FileHandle.standardError.write(Data(("\n" + ReportText.render(outcome)).utf8))
@@ -173,31 +180,5 @@ struct CheckCommand: AsyncParsableCommand {
             if !quiet { Terminal.note("check: ignoring NODESCOPE=\(value) for the command: check needs its agent on") }
         }
         return environment
-    }
-
-    /// Why a report cannot be written at `path`, or nil if it can.
-    static func writeProblem(_ path: String) -> String? {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return "is a directory" }
-            return FileManager.default.isWritableFile(atPath: path) ? nil : "the file is not writable"
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        let directory = parent.isEmpty ? "." : parent
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return "the directory \(directory) does not exist"
-        }
-        return FileManager.default.isWritableFile(atPath: directory) ? nil : "the directory \(directory) is not writable"
-    }
-
-    /// Why the SVG directory cannot be used, or nil if it can (an existing writable directory,
-    /// or a new one in a writable directory).
-    static func directoryProblem(_ path: String) -> String? {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { return "exists and is not a directory" }
-            return FileManager.default.isWritableFile(atPath: path) ? nil : "the directory is not writable"
-        }
-        return writeProblem(path)
     }
 }

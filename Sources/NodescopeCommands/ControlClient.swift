@@ -5,6 +5,7 @@ import NodesDebug
 import NodescopeCollector
 import NodescopeServer
 import NodescopeWire
+import Synchronization
 
 /// A client of the collector's control API over its Unix socket.
 ///
@@ -16,8 +17,20 @@ import NodescopeWire
 public struct ControlClient: ~Copyable {
     private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let deadline: AnswerDeadline
     private var decoder = FrameDecoder()
     private var nextRequestID: UInt32 = 1
+
+    /// How long the collector may stay silent while an answer is due (the handshake, or a
+    /// request's response) before the command gives up: 10 s, or `NODESCOPE_ANSWER_TIMEOUT`
+    /// seconds. A long answer that keeps arriving never times out: each received part re-arms it.
+    public static var answerTimeout: TimeAmount {
+        let text = getenv("NODESCOPE_ANSWER_TIMEOUT").map { String(cString: $0) }
+        if let text, let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 {
+            return .nanoseconds(Int64(seconds * 1e9))
+        }
+        return .seconds(10)
+    }
 
     /// Why a request failed on the collector's side.
     public struct Refusal: Error, Sendable {
@@ -44,6 +57,7 @@ public struct ControlClient: ~Copyable {
         case .failure(.system):
             throw CLIError(Self.explainConnectFailure(path), exitCode: 1)
         }
+        let answerTimeout = Self.answerTimeout
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -56,13 +70,11 @@ public struct ControlClient: ~Copyable {
             throw CLIError(Self.explainConnectFailure(path), exitCode: 1)
         }
         // A collector that accepts but never answers (stopped with SIGSTOP, wedged) must not
-        // hang the command: without an answer in time, the connection is closed.
-        let underlying = channel.channel
-        let deadline = underlying.eventLoop.scheduleTask(in: .seconds(5)) { underlying.close(promise: nil) }
+        // hang the command: every answer that is due has a deadline (``answerTimeout``).
+        let deadline = AnswerDeadline(channel: channel.channel, path: path, timeout: answerTimeout)
         return try await channel.executeThenClose { inbound, outbound in
-            var client = ControlClient(inbound: inbound.makeAsyncIterator(), outbound: outbound)
+            var client = ControlClient(inbound: inbound.makeAsyncIterator(), outbound: outbound, deadline: deadline)
             try await client.handshake(path: path)
-            deadline.cancel()
             return try await body(&client)
         }
     }
@@ -109,25 +121,25 @@ public struct ControlClient: ~Copyable {
     }
 
     private init(
-        inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        deadline: AnswerDeadline
     ) {
         self.inbound = inbound
         self.outbound = outbound
+        self.deadline = deadline
     }
 
     private mutating func handshake(path: String) async throws {
         try await send(.hello(Hello(
             role: .client, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: 0, wallNanos: 0,
             processName: "nodescope")))
-        switch try await nextMessage() {
-        case .helloAccepted?:
+        switch try await nextAnswer() {
+        case .helloAccepted:
             return
-        case let .helloRefused(refused)?:
-            throw CLIError("the collector refused this client: \(refused.reason)")
+        case let .helloRefused(refused):
+            throw CLIError("the collector on \(path) refused this client: \(VisibleText.escaped(refused.reason))", exitCode: 1)
         default:
-            throw CLIError(
-                "the collector on \(path) did not answer within 5 s; is it stopped (SIGSTOP) or wedged? "
-                    + "Restart it with `nodescope daemon`", exitCode: 1)
+            throw CLIError("the collector on \(path) answered the hello with something else; is it a Nodescope collector?")
         }
     }
 
@@ -138,9 +150,7 @@ public struct ControlClient: ~Copyable {
         let id = try await sendRequest(command, argument: argument, depth: depth, rootPath: rootPath)
         var body: [UInt8] = []
         while true {
-            guard let message = try await nextMessage() else {
-                throw CLIError("the collector closed the connection before answering")
-            }
+            let message = try await nextAnswer()
             guard case let .response(response) = message, response.requestID == id else { continue }
             body += response.body
             guard response.isLast else { continue }
@@ -160,11 +170,24 @@ public struct ControlClient: ~Copyable {
     ) async throws {
         let view = try await request(.subscribe, argument: process, as: TreeView.self)
         try await initial(view)
-        while let message = try await nextMessage() {
+        // Changes come when the host does something: no deadline while waiting for them.
+        while true {
+            let message: WireMessage?
+            do {
+                message = try await nextMessage(due: false)
+            } catch let error as WireError {
+                throw CLIError("the collector on \(deadline.path) sent a malformed frame: \(error)")
+            } catch {
+                message = nil  // a reset connection: the collector went away
+            }
+            guard let message else { break }
             guard case let .event(event) = message else { continue }
             let change = try ControlBody.decode(TreeChange.self, from: event.body)
             guard try await onChange(change) else { return }
         }
+        throw CLIError(
+            "the collector on \(deadline.path) went away (killed or stopped) while watching \(VisibleText.escaped(process))",
+            exitCode: 1)
     }
 
     private mutating func sendRequest(
@@ -178,14 +201,75 @@ public struct ControlClient: ~Copyable {
     }
 
     private func send(_ message: WireMessage) async throws {
-        try await outbound.write(ByteBuffer(bytes: FrameEncoder.encoded(message)))
+        do {
+            try await outbound.write(ByteBuffer(bytes: FrameEncoder.encoded(message)))
+        } catch {
+            throw deadline.failure(orElse: "it closed the connection")
+        }
     }
 
-    private mutating func nextMessage() async throws -> WireMessage? {
+    /// The next message when one is due: the collector's silence beyond ``answerTimeout``, or
+    /// its going away, is an error that names the socket.
+    private mutating func nextAnswer() async throws -> WireMessage {
+        let message: WireMessage?
+        do {
+            message = try await nextMessage(due: true)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw deadline.failure(orElse: "the connection failed (\(error))")
+        }
+        guard let message else { throw deadline.failure(orElse: "it closed the connection before answering") }
+        return message
+    }
+
+    private mutating func nextMessage(due: Bool) async throws -> WireMessage? {
         while true {
             if let message = try decoder.next() { return message }
-            guard let buffer = try await inbound.next() else { return nil }
+            if due { deadline.arm() }
+            let buffer = try await inbound.next()
+            if due { deadline.disarm() }
+            guard let buffer else { return nil }
             buffer.withUnsafeReadableBytes { decoder.feed($0) }
         }
+    }
+}
+
+/// The timer of an answer that is due: when it fires, the connection is closed (which ends the
+/// wait for the next bytes) and the failure says that the collector did not answer in time.
+private final class AnswerDeadline: Sendable {
+    let path: String
+    private let channel: any Channel
+    private let timeout: TimeAmount
+    private let state = Mutex<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
+
+    init(channel: any Channel, path: String, timeout: TimeAmount) {
+        self.channel = channel
+        self.path = path
+        self.timeout = timeout
+    }
+
+    func arm() {
+        let channel = self.channel
+        let scheduled = channel.eventLoop.scheduleTask(in: timeout) { [weak self] in
+            self?.state.withLock { $0.fired = true }
+            channel.close(promise: nil)
+        }
+        state.withLock { $0.scheduled = scheduled }
+    }
+
+    func disarm() {
+        state.withLock { $0.scheduled }?.cancel()
+    }
+
+    /// Why the answer did not come: the deadline when it fired, else `otherwise`.
+    func failure(orElse otherwise: String) -> CLIError {
+        if state.withLock({ $0.fired }) {
+            let seconds = Double(timeout.nanoseconds) / 1e9
+            return CLIError(
+                "the collector on \(path) did not answer within \(String(format: "%g", seconds)) s; is it stopped "
+                    + "(SIGSTOP) or wedged? Restart it with `nodescope daemon`", exitCode: 1)
+        }
+        return CLIError("the collector on \(path) went away: \(otherwise) (was it killed or restarted?)", exitCode: 1)
     }
 }

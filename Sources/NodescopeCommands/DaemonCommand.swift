@@ -13,19 +13,19 @@ struct DaemonCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: "How long a detached node may stay alive before it is flagged as leaked (e.g. 1s, 500ms).")
+    @Option(parsing: .unconditional, help: "How long a detached node may stay alive before it is flagged as leaked (e.g. 1s, 500ms).")
     var grace: DurationArgument = DurationArgument(argument: "1s")!
 
-    @Option(help: "How long a process that has ended stays listed with its last tree and leaks (e.g. 10m, 30s).")
+    @Option(parsing: .unconditional, help: "How long a process that has ended stays listed with its last tree and leaks (e.g. 10m, 30s).")
     var retention: DurationArgument = DurationArgument(argument: "10m")!
 
-    @Option(help: "How many ended processes are kept at most; the oldest go first.")
+    @Option(parsing: .unconditional, help: "How many ended processes are kept at most; the oldest go first.")
     var keepEnded: Int = 64
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
-    @Option(help: "How many connections (hosts and clients) are served at once; a hello beyond it is refused as busy.")
+    @Option(parsing: .unconditional, help: "How many connections (hosts and clients) are served at once; a hello beyond it is refused as busy.")
     var maxConnections: Int = ServerLimits().maxConnections
 
     func validate() throws {

@@ -13,8 +13,17 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Where to write the diagram.")
     var output: String = "nodescope-demo.svg"
 
-    @Option(help: "The leak the sample injects: retain-cycle, worker, subscription or view.")
-    var leak: String = "retain-cycle"
+    /// The leaks sample-nodes can inject (`sample-nodes --help` describes each), or none.
+    enum Leak: String, ExpressibleByArgument, CaseIterable {
+        case retainCycle = "retain-cycle", worker, subscription, view, none
+    }
+
+    @Option(help: "The leak the sample injects.")
+    var leak: Leak = .retainCycle
+
+    func validate() throws {
+        if let problem = OutputFile.problem(with: output) { throw ValidationError("--output \(output): \(problem)") }
+    }
 
     func run() async throws {
         let sample = try Self.locateSample()
@@ -27,10 +36,13 @@ struct DemoCommand: AsyncParsableCommand {
 
         let header = Terminal.paint("nodescope demo", .bold)
         Terminal.write("\(header): an embedded collector on \(socket)\n")
-        Terminal.write("\(header): running sample-nodes --leak \(leak): launch, log in, browse, log out; one node leaks\n\n")
+        let leakArguments = leak == .none ? [] : ["--leak", leak.rawValue]
+        Terminal.write(
+            "\(header): running sample-nodes\(leak == .none ? "" : " --leak \(leak.rawValue)"): "
+                + "launch, log in, browse, log out; \(leak == .none ? "nothing leaks" : "one node leaks")\n\n")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sample)
-        process.arguments = ["--leak", leak, "--pace", "150", "--hold", "1.5", "--quiet"]
+        process.arguments = leakArguments + ["--pace", "150", "--hold", "1.5", "--quiet"]
         // The sample's own leak log (the runtime's LeakDetector) would interleave with ours:
         // keep its standard error, and show it only if the sample fails.
         let errors = Pipe()
@@ -80,9 +92,10 @@ struct DemoCommand: AsyncParsableCommand {
             Terminal.write(TreeText.render(view))
             Terminal.write(Terminal.paint("\n── leak report ──\n", .gray))
             Terminal.write(LeakText.render(leaks, now: DispatchTime.now().uptimeNanoseconds))
-            let svg = try ExportCommand.render(view, leaks: leaks, format: .svg)
-            try ExportCommand.write(svg, to: output)
-            Terminal.write("\n\(header): wrote \(output): the tree as a diagram, the leak in red\n")
+            let svg = try ExportCommand.render(view, leaks: leaks, format: .svg).text
+            try OutputFile.write(svg, to: output)
+            Terminal.write(
+                "\n\(header): wrote \(output): the tree as a diagram" + (leaks.isEmpty ? "\n" : ", the leak in red\n"))
         } catch {
             if process.isRunning { process.terminate() }
             await server.stop()

@@ -10,9 +10,15 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export",
         abstract: "Write a process's node tree as an SVG diagram, Graphviz DOT, or JSON.",
         discussion: """
-            The format comes from the file's extension (.svg, .dot, .json) unless --format says. \
-            With --from, the tree is read from a JSON file written by `export --format json` or \
-            `tree --json`, and no collector is needed.
+            The format comes from the file's extension (.svg, .dot, .json) unless --format says; \
+            to standard output (-o -) it is SVG unless --format says. With --from, the tree is \
+            read from a JSON file written by `export --format json` or `tree --json`, and no \
+            collector is needed.
+
+            An SVG folds long runs of same-named siblings ("… 47 more FeedItemFlow"), keeping \
+            every sibling that leaked or awaits release: --max-siblings N sets how long a run may \
+            be, --expand draws every node. DOT and JSON are data and hold every node unless \
+            --max-siblings asks otherwise.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -25,8 +31,16 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The file to write; - for standard output.")
     var output: String
 
-    @Option(help: "svg, dot or json (default: from the extension of --output).")
+    @Option(help: "svg, dot or json (default: from the extension of --output; svg for -).")
     var format: Format?
+
+    @Option(
+        name: .customLong("max-siblings"), parsing: .unconditional,
+        help: "Fold runs of more than N same-named siblings into one placeholder (default: 12 in SVG, none in DOT).")
+    var maxSiblings: Int?
+
+    @Flag(help: "Draw every node: fold no sibling runs.")
+    var expand = false
 
     @Option(help: "auto, dot or tidy: the dot engine for small trees, a linear-time tidy layout for large ones.")
     var layout: DiagramLayout = .auto
@@ -34,7 +48,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "Draw only the subtree at this path of node names, e.g. AppFlow/LoggedInFlow.")
     var root: String?
 
-    @Option(help: "Draw at most this many levels below the root.")
+    @Option(parsing: .unconditional, help: "Draw at most this many levels below the root.")
     var depth: Int?
 
     @Option(help: "Read the tree from this JSON file instead of a collector.")
@@ -47,13 +61,25 @@ struct ExportCommand: AsyncParsableCommand {
         if from == nil, process == nil { throw ValidationError("name a process (pid or name), or give --from FILE") }
         if from != nil, process != nil { throw ValidationError("give either a process or --from, not both") }
         if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more") }
+        if let maxSiblings, maxSiblings < 1 { throw ValidationError("--max-siblings must be 1 or more") }
+        if expand, maxSiblings != nil { throw ValidationError("give either --expand or --max-siblings, not both") }
+        if let problem = OutputFile.problem(with: output) { throw ValidationError("cannot write \(output): \(problem)") }
         if resolvedFormat == nil {
             throw ValidationError("cannot tell the format of \(output): use a .svg, .dot or .json name, or --format")
         }
     }
 
     private var resolvedFormat: Format? {
-        format ?? Format(rawValue: (output as NSString).pathExtension.lowercased())
+        if let format { return format }
+        return output == "-" ? .svg : Format(rawValue: (output as NSString).pathExtension.lowercased())
+    }
+
+    /// Sibling runs longer than this fold: `--max-siblings`, none with `--expand`, and by
+    /// default the renderer's for SVG and none for DOT (data that tools read whole).
+    private var siblingRunLimit: Int? {
+        if expand { return .max }
+        if let maxSiblings { return maxSiblings }
+        return resolvedFormat == .dot ? .max : nil
     }
 
     func run() async throws {
@@ -82,20 +108,38 @@ struct ExportCommand: AsyncParsableCommand {
         } else {
             throw CLIError("name a process or give --from")
         }
-        let text = try Self.render(view, leaks: leaks, format: resolvedFormat ?? .svg, layout: layout, root: root, depth: depth)
-        try Self.write(text, to: output)
-        if output != "-" { Terminal.note("wrote \(output) (\(view.nodes.count) nodes)") }
+        let format = resolvedFormat ?? .svg
+        let drawing = try Self.render(
+            view, leaks: leaks, format: format, layout: layout, root: root, depth: depth, siblingRunLimit: siblingRunLimit)
+        try OutputFile.write(drawing.text, to: output)
+        if output != "-" { Terminal.note("wrote \(output): " + Self.summary(of: drawing, format: format)) }
+    }
+
+    /// How much of the tree a file holds: `20 of 10205 nodes drawn, 10185 folded into
+    /// placeholders (--expand draws them all)`.
+    static func summary(of drawing: DiagramRenderer.Drawing, format: Format) -> String {
+        let total = drawing.drawnNodes + drawing.hiddenNodes
+        let noun = total == 1 ? "node" : "nodes"
+        guard format != .json else { return "\(total) \(noun)" }
+        guard drawing.hiddenNodes > 0 else { return "all \(total) \(noun) drawn" }
+        return "\(drawing.drawnNodes) of \(total) \(noun) drawn, \(drawing.hiddenNodes) folded into placeholders "
+            + "(--expand draws every node, --depth and --root choose a part)"
     }
 
     /// Renders a tree in a format: the shared path of export, demo and check.
     static func render(
         _ view: TreeView, leaks: [LeakRecord], format: Format, layout: DiagramLayout = .auto,
-        root: String? = nil, depth: Int? = nil
-    ) throws -> String {
-        if format == .json { return String(decoding: ControlBody.encodePretty(view), as: UTF8.self) + "\n" }
+        root: String? = nil, depth: Int? = nil, siblingRunLimit: Int? = nil
+    ) throws -> DiagramRenderer.Drawing {
+        if format == .json {
+            return DiagramRenderer.Drawing(
+                text: String(decoding: ControlBody.encodePretty(view), as: UTF8.self) + "\n",
+                drawnNodes: view.nodes.count, hiddenNodes: 0)
+        }
         var options = DiagramOptions()
         options.layout = layout
         options.maxDepth = depth
+        if let siblingRunLimit { options.collapseSiblingRunsLongerThan = siblingRunLimit }
         if let root {
             guard let id = Self.node(at: root, in: view) else {
                 throw CLIError("no node at \(root) in \(VisibleText.escaped(view.processName)); paths are node names from a root, like AppFlow/LoggedInFlow", exitCode: 1)
@@ -103,7 +147,7 @@ struct ExportCommand: AsyncParsableCommand {
             options.rootID = id
         }
         do {
-            return try DiagramRenderer.shared.render(
+            return try DiagramRenderer.shared.draw(
                 DiagramMapping.diagram(for: view, leaks: leaks), format: format == .dot ? .dot : .svg, options: options)
         } catch {
             throw CLIError("cannot draw the diagram: \(error)")
@@ -124,18 +168,6 @@ struct ExportCommand: AsyncParsableCommand {
             candidates = view.nodes.filter { $0.parent.map(parents.contains) ?? false }
         }
         return (found.first { $0.status.isAttached && !$0.isPlaceholder } ?? found.first)?.id
-    }
-
-    static func write(_ text: String, to path: String) throws {
-        if path == "-" {
-            Terminal.write(text)
-            return
-        }
-        do {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-        } catch {
-            throw CLIError("cannot write \(path): \(error.localizedDescription)")
-        }
     }
 }
 

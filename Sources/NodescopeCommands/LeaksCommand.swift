@@ -30,14 +30,21 @@ struct LeaksCommand: AsyncParsableCommand {
                 exitCode: 1)
         }
         let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
-        let (leaks, processes) = try await access.run(waitingFor: process) { client in
+        let waitSeconds = waiting.wait
+        let (leaks, processes, awaiting) = try await access.run(waitingFor: process) { client in
             do {
+                let awaiting = try await Self.settle(process, client: &client, waitSeconds: waitSeconds)
                 return try await (
                     client.request(.leaks, argument: process ?? "", as: [LeakRecord].self),
-                    client.request(.listProcesses, as: [ProcessSummary].self))
+                    client.request(.listProcesses, as: [ProcessSummary].self), awaiting)
             } catch let refusal as ControlClient.Refusal {
                 throw CLIError(CollectorAccess.explain(refusal), exitCode: 1)
             }
+        }
+        if awaiting > 0 {
+            Terminal.note(
+                "\(awaiting) detached \(awaiting == 1 ? "node is" : "nodes are") still awaiting release (the grace has "
+                    + "not run out by the process's own clock); run again later for \(awaiting == 1 ? "its" : "their") verdict")
         }
         switch format {
         case .json: Terminal.write(String(decoding: ControlBody.encodePretty(leaks), as: UTF8.self) + "\n")
@@ -51,6 +58,27 @@ struct LeaksCommand: AsyncParsableCommand {
                     processes: processes.filter { sessions.contains($0.session) }, leaks: leaks, trees: [:]),
                 baseline: nil, baselineFile: nil, baselineOutput: nil, strict: false, graceNanos: 0)
             Terminal.write(format == .junit ? ReportJUnit.render(outcome) : ReportSARIF.render(outcome))
+        }
+    }
+
+    /// Waits until no node of the process (of every connected process when nil) is awaiting
+    /// release, so that a node detached just before the command is reported with its verdict.
+    /// The wait is bounded by one grace and a second (a host vouches for its time every 50 ms
+    /// while a grace runs) and by `--wait`. Returns how many nodes still await release.
+    private static func settle(_ process: String?, client: inout ControlClient, waitSeconds: Double) async throws -> Int {
+        var session: SessionID?
+        if let process { session = try await client.request(.tree, argument: process, depth: 1, as: TreeView.self).session }
+        var deadline: Date?
+        while true {
+            let summaries = try await client.request(.listProcesses, as: [ProcessSummary].self)
+                .filter { session == nil ? $0.isConnected : $0.session == session }
+            let awaiting = summaries.reduce(0) { $0 + $1.awaitingRelease }
+            guard awaiting > 0 else { return 0 }
+            let grace = Double(summaries.map(\.graceNanos).max() ?? 0) / 1e9
+            let end = deadline ?? Date().addingTimeInterval(min(waitSeconds, grace + 1))
+            deadline = end
+            guard Date() < end else { return awaiting }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 }

@@ -22,7 +22,7 @@ public struct ConnectionOptions: ParsableArguments {
 /// How long a command waits for a process to connect when no daemon is running.
 public struct WaitOptions: ParsableArguments {
     /// Seconds to wait.
-    @Option(name: .long, help: "Seconds to wait for the process to connect (to the daemon, or to the embedded collector that starts when no daemon runs).")
+    @Option(name: .long, parsing: .unconditional, help: "Seconds to wait for the process to connect (to the daemon, or to the embedded collector that starts when no daemon runs).")
     public var wait: Double = 10
 
     /// Creates options with defaults.

@@ -6,7 +6,7 @@ import NodescopeServer
 /// `nodescope ps`: the processes the daemon knows.
 struct PsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ps", abstract: "List connected host processes: pid, name, uptime, live nodes, leaks.")
+        commandName: "ps", abstract: "List host processes (connected, and recently ended): pid, name, uptime, live nodes, leaks, state.")
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -27,12 +27,16 @@ struct PsCommand: AsyncParsableCommand {
         }
         let now = DispatchTime.now().uptimeNanoseconds
         var rows = [["PID", "NAME", "UPTIME", "NODES", "LEAKS", "STATE"]]
+        var sinceConnecting = false
         for process in processes {
+            // The process's own uptime (until it ended), else the time since it connected.
             let end = process.endedAtNanos ?? now
+            let start = process.startedAtNanos ?? process.connectedAtNanos
+            sinceConnecting = sinceConnecting || process.startedAtNanos == nil
             let state = process.endedAtNanos == nil ? "connected" : (process.endedNormally == true ? "exited" : "ended abnormally")
             rows.append([
                 "\(process.pid)", VisibleText.escaped(process.processName),
-                LeakText.duration(end >= process.connectedAtNanos ? end - process.connectedAtNanos : 0),
+                LeakText.duration(end >= start ? end - start : 0) + (process.startedAtNanos == nil ? "*" : ""),
                 "\(process.liveNodes)", "\(process.leaks)", state,
             ])
         }
@@ -40,6 +44,9 @@ struct PsCommand: AsyncParsableCommand {
         for row in rows {
             let padded = row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
             Terminal.write(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n")
+        }
+        if sinceConnecting {
+            Terminal.write("* since it connected: the collector cannot see when that process started\n")
         }
     }
 }

@@ -20,17 +20,17 @@ enum ReportSVG {
             let parentPath = group.path.count > 1 ? group.path.dropLast().joined(separator: "/") : nil
             let svg: String
             do {
-                svg = try ExportCommand.render(view, leaks: leaks, format: .svg, root: parentPath)
+                svg = try ExportCommand.render(view, leaks: leaks, format: .svg, root: parentPath).text
             } catch {
                 // The parent's name may not lead to it (a renamed or duplicate name): draw it all.
                 do {
-                    svg = try ExportCommand.render(view, leaks: leaks, format: .svg)
+                    svg = try ExportCommand.render(view, leaks: leaks, format: .svg).text
                 } catch {
                     throw CLIError("cannot draw the leak \(group.fingerprint): \(error)")
                 }
             }
             let file = (directory as NSString).appendingPathComponent("leak-\(group.fingerprint).svg")
-            try ExportCommand.write(svg, to: file)
+            try OutputFile.write(svg, to: file)
             written.append(file)
         }
         return written

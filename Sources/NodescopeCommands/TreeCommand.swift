@@ -13,7 +13,7 @@ struct TreeCommand: AsyncParsableCommand {
     @Option(help: "Show only the subtree at this path of node names, e.g. AppFlow/LoggedInFlow.")
     var root: String?
 
-    @Option(help: "Show at most this many levels below the root.")
+    @Option(parsing: .unconditional, help: "Show at most this many levels below the root.")
     var depth: Int?
 
     @Flag(help: "Print JSON instead of text.")
@@ -28,7 +28,8 @@ struct TreeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
-        let depthLimit = depth.map { UInt32(clamping: $0 + 1) } ?? 0
+        // The request counts levels from 1, and 0 means all of them.
+        let depthLimit = depth.map { $0 >= Int(UInt32.max) ? 0 : UInt32($0) + 1 } ?? 0
         let view = try await access.run(waitingFor: process) { client in
             do {
                 return try await client.request(

@@ -4,9 +4,17 @@ struct DiagramPruner {
     /// How many members of a long sibling run stay visible before the placeholder.
     static let keptRunMembers = 3
 
+    /// What is drawn: the cut-down diagram, and how many of the chosen subtree's nodes it
+    /// draws and hides in placeholders.
+    struct Pruned {
+        var diagram: Diagram
+        var drawnNodes: Int
+        var hiddenNodes: Int
+    }
+
     let options: DiagramOptions
 
-    func prune(_ diagram: Diagram) throws(RenderError) -> Diagram {
+    func prune(_ diagram: Diagram) throws(RenderError) -> Pruned {
         let nodes = diagram.nodes
         let tree = DiagramTree(nodes)
         guard !tree.roots.isEmpty else {
@@ -58,6 +66,7 @@ struct DiagramPruner {
         }
 
         push(siblings: starts, depth: 0, parent: nil)
+        var drawn = 0
         while let step = stack.popLast() {
             switch step {
             case .placeholder(let node):
@@ -66,6 +75,7 @@ struct DiagramPruner {
                 var node = nodes[index]
                 node.parent = parent
                 output.append(node)
+                drawn += 1
                 guard tree.childCount(of: index) > 0 else { continue }
                 if let maxDepth, depth >= maxDepth {
                     let leaked = leakedBelow[index] - (node.state == .leaked ? 1 : 0)
@@ -78,7 +88,10 @@ struct DiagramPruner {
                 }
             }
         }
-        return Diagram(title: diagram.title, nodes: output, showLegend: diagram.showLegend)
+        let inScope = starts.reduce(0) { $0 + subtreeSize[$1] }
+        return Pruned(
+            diagram: Diagram(title: diagram.title, nodes: output, showLegend: diagram.showLegend),
+            drawnNodes: drawn, hiddenNodes: inScope - drawn)
     }
 
     /// A run of same-title siblings that was folded: where its placeholder goes among the shown

@@ -41,8 +41,8 @@ final class CollectorHub {
 
     // MARK: Hosts
 
-    func openHost(_ hello: Hello, clocks: ClockRelation) -> SessionID {
-        let session = collector.openSession(hello, now: Self.now(), clocks: clocks)
+    func openHost(_ hello: Hello, clocks: ClockRelation, processStartedAt: UInt64? = nil) -> SessionID {
+        let session = collector.openSession(hello, now: Self.now(), clocks: clocks, processStartedAt: processStartedAt)
         logger.debug(
             "host connected",
             metadata: ["pid": "\(hello.pid)", "name": "\(hello.processName)", "session": "\(session)", "clock": "\(clocks)"])

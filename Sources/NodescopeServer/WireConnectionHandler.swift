@@ -123,7 +123,9 @@ final class WireConnectionHandler: ChannelInboundHandler {
         case let .acceptHost(hello):
             self.hello = hello
             guard admit(context) else { return }
-            let session = hub.openHost(hello, clocks: TimeNamespace.relation(toPeer: peer?.pid))
+            let session = hub.openHost(
+                hello, clocks: TimeNamespace.relation(toPeer: peer?.pid),
+                processStartedAt: ProcessStart.monotonicNanos(ofPeer: peer?.pid))
             self.session = session
             logger[metadataKey: "session"] = "\(session)"
             let settings = hub.collector.settings

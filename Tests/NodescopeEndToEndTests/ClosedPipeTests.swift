@@ -19,4 +19,17 @@ struct ClosedPipeTests {
         #expect(shell.waitForExit() == 0, "\(shell.stderr)")
         #expect(!shell.stderr.contains("Fatal error"))
     }
+
+    @Test func theDemoWhoseReaderIsGoneExitsZeroAndLeavesNoScratchDirectory() throws {
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("nodescope-demo-") }
+        let output = makeScratchDirectory().appendingPathComponent("demo.svg").path
+        let nodescope = ChildProcess.binDirectory.appendingPathComponent("nodescope").path
+        let shell = try ChildProcess(
+            "/bin/bash", ["-c", "'\(nodescope)' demo -o '\(output)' | head -1; exit ${PIPESTATUS[0]}"], absolutePath: true)
+        #expect(shell.waitForExit() == 0, "\(shell.stderr)")
+        #expect(shell.stdout.hasPrefix("nodescope demo"))
+        #expect(!shell.stderr.contains("Fatal error"))
+        let after = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("nodescope-demo-") }
+        #expect(after.subtracting(before).isEmpty, "the demo's private directory is removed")
+    }
 }

@@ -23,9 +23,15 @@ struct DaemonFixture {
 
     /// Runs `nodescope ARGS --socket SOCKET` to completion; its status and standard output.
     func run(_ arguments: [String], seconds: Double = 30) throws -> (status: Int32, output: String) {
-        let process = try ChildProcess("nodescope", arguments + ["--socket", socket])
-        let status = process.waitForExit(seconds: seconds)
-        return (status, process.stdout)
+        let process = try finished(arguments, seconds: seconds)
+        return (process.process.terminationStatus, process.stdout)
+    }
+
+    /// Runs `nodescope ARGS --socket SOCKET` to completion and returns it, with both outputs.
+    func finished(_ arguments: [String], environment: [String: String] = [:], seconds: Double = 30) throws -> ChildProcess {
+        let process = try ChildProcess("nodescope", arguments + ["--socket", socket], environment: environment)
+        process.waitForExit(seconds: seconds)
+        return process
     }
 
     /// The processes the daemon lists.

@@ -33,6 +33,20 @@ struct PrepareTests {
         #expect(prepared.nodes.count == 2 + 7 + 1)
     }
 
+    @Test("a drawing counts the nodes it draws and the nodes its placeholders stand for")
+    func drawingCounts() throws {
+        // 244 nodes: AppFlow, FeedFlow, 240 items, StoryFlow, FooterFlow.
+        let folded = try renderer.draw(Self.feed, format: .dot)
+        #expect(folded.drawnNodes == 2 + 6 + 1)
+        #expect(folded.hiddenNodes == 244 - folded.drawnNodes)
+        let whole = try renderer.draw(Self.feed, format: .dot, options: .init(collapseSiblingRunsLongerThan: .max))
+        #expect(whole.drawnNodes == 244 && whole.hiddenNodes == 0)
+        let cut = try renderer.draw(Self.feed, format: .dot, options: .init(maxDepth: 1))
+        #expect(cut.drawnNodes == 2 && cut.hiddenNodes == 242)
+        let focused = try renderer.draw(Self.feed, format: .dot, options: .init(collapseSiblingRunsLongerThan: .max, rootID: 1_150))
+        #expect(focused.drawnNodes == 2 && focused.hiddenNodes == 0)
+    }
+
     @Test("runs up to the limit, and equal titles that are not neighbours, stay")
     func shortRuns() throws {
         var nodes = [DiagramNode(id: 1, parent: nil, title: "Root")]
