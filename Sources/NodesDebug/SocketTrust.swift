@@ -191,7 +191,7 @@ public enum SocketTrust {
                 case ENOTDIR:
                     return .refused(Refusal(.notADirectory, "\(current) is not a directory"))
                 default:
-                    return .refused(Refusal(.uninspectable, "cannot inspect \(candidate): errno \(error)"))
+                    return .refused(Refusal(.uninspectable, "cannot inspect \(candidate): \(SystemErrorText.describe(error))"))
                 }
             }
             let type = info.st_mode & S_IFMT
@@ -250,7 +250,7 @@ public enum SocketTrust {
     /// The rule for the peer: the collector must run as `uid` itself.
     public static func checkPeer(of descriptor: Int32, socketPath: String, uid: UInt32 = currentUID) -> Refusal? {
         guard let peer = peerUID(of: descriptor) else {
-            return Refusal(.uninspectable, "cannot tell which user serves \(socketPath) (SO_PEERCRED failed: errno \(errno))")
+            return Refusal(.uninspectable, "cannot tell which user serves \(socketPath) (SO_PEERCRED failed: \(SystemErrorText.describe(errno)))")
         }
         guard peer == uid else {
             return Refusal(.foreignPeer, "the collector on \(socketPath) runs as uid \(peer), not as you (uid \(uid))")
@@ -325,7 +325,7 @@ public enum SocketTrust {
     private static func entry(at path: String, kind: Entry.Kind) -> Result<Entry, Refusal> {
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            return .failure(Refusal(.uninspectable, "cannot inspect \(path): errno \(errno)"))
+            return .failure(Refusal(.uninspectable, "cannot inspect \(path): \(SystemErrorText.describe(errno))"))
         }
         return .success(Entry(path: path, kind: kind, owner: UInt32(info.st_uid), mode: UInt32(info.st_mode)))
     }

@@ -19,6 +19,10 @@ struct AttachCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var waiting: WaitOptions
 
+    func validate() throws {
+        if process.isEmpty { throw ValidationError("the process is empty: give a pid or a process name") }
+    }
+
     func run() async throws {
         let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
         try await access.run(waitingFor: process, live: true) { client in

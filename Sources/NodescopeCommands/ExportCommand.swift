@@ -59,6 +59,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func validate() throws {
         if from == nil, process == nil { throw ValidationError("name a process (pid or name), or give --from FILE") }
+        if let process, process.isEmpty { throw ValidationError("the process is empty: give a pid or a process name") }
         if from != nil, process != nil { throw ValidationError("give either a process or --from, not both") }
         if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more") }
         if let maxSiblings, maxSiblings < 1 { throw ValidationError("--max-siblings must be 1 or more") }
@@ -86,8 +87,9 @@ struct ExportCommand: AsyncParsableCommand {
         let view: TreeView
         var leaks: [LeakRecord] = []
         if let from {
-            guard let data = FileManager.default.contents(atPath: from) else {
-                throw CLIError("cannot read \(from)")
+            let data = Data(try InputFile.read(from))
+            guard !data.isEmpty else {
+                throw CLIError("\(from) is empty, not a tree in JSON (as `nodescope export --format json` writes)")
             }
             do {
                 view = try JSONDecoder().decode(TreeView.self, from: data)

@@ -21,6 +21,10 @@ struct LeaksCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var waiting: WaitOptions
 
+    func validate() throws {
+        if process?.isEmpty == true { throw ValidationError("the process is empty: give a pid or a process name, or none for every process") }
+    }
+
     func run() async throws {
         try ControlClient.checkPlace(of: connection.socketPath)
         if process == nil, !CollectorServer.isAnswering(at: connection.socketPath) {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import NodesDebug
 
 /// A file that a command writes (`export -o`, `demo -o`, `check`'s reports): checked before the
 /// command does its work, so that a mistyped path fails at once instead of after a long run,
@@ -86,5 +87,26 @@ enum OutputFile {
     static func directory(of path: String) -> String {
         let parent = (path as NSString).deletingLastPathComponent
         return parent.isEmpty ? "." : parent
+    }
+}
+
+/// A file that a command reads (`export --from`), with reasons a person can act on.
+enum InputFile {
+    /// Every byte of `path`; a directory, a missing or unreadable file is an error that says so.
+    static func read(_ path: String) throws(CLIError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CLIError("cannot read \(path): \(SystemErrorText.describe(errno))") }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CLIError("cannot read \(path): \(SystemErrorText.describe(errno))")
+            }
+            bytes.append(contentsOf: chunk[..<count])
+        }
     }
 }

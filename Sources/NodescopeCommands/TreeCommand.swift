@@ -24,6 +24,7 @@ struct TreeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more") }
+        if process.isEmpty { throw ValidationError("the process is empty: give a pid or a process name") }
     }
 
     func run() async throws {

@@ -55,7 +55,7 @@ enum SocketPlacement {
     private static func createDirectories(_ names: ArraySlice<String>, below parent: String, uid: UInt32) throws(ServerError) {
         var directory = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard directory >= 0 else {
-            throw ServerError(.unsafeDirectory, "cannot open \(parent): errno \(errno); \(advice)")
+            throw ServerError(.unsafeDirectory, "cannot open \(parent): \(SystemErrorText.describe(errno)); \(advice)")
         }
         defer { close(directory) }
         try judgeOpened(directory, path: parent, kind: .ancestor, uid: uid)
@@ -64,11 +64,11 @@ enum SocketPlacement {
             let isLast = index == names.count - 1
             path += (path.hasSuffix("/") ? "" : "/") + name
             if name != ".", name != "..", mkdirat(directory, name, isLast ? 0o700 : 0o755) != 0, errno != EEXIST {
-                throw ServerError(.unsafeDirectory, "cannot create \(path): errno \(errno); \(advice)")
+                throw ServerError(.unsafeDirectory, "cannot create \(path): \(SystemErrorText.describe(errno)); \(advice)")
             }
             let next = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard next >= 0 else {
-                throw ServerError(.unsafeDirectory, "cannot open \(path) (errno \(errno)): was it replaced? \(advice)")
+                throw ServerError(.unsafeDirectory, "cannot open \(path) (\(SystemErrorText.describe(errno))): was it replaced? \(advice)")
             }
             close(directory)
             directory = next
@@ -81,7 +81,7 @@ enum SocketPlacement {
     ) throws(ServerError) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            throw ServerError(.unsafeDirectory, "cannot inspect \(path): errno \(errno)")
+            throw ServerError(.unsafeDirectory, "cannot inspect \(path): \(SystemErrorText.describe(errno))")
         }
         let entry = SocketTrust.Entry(path: path, kind: kind, owner: UInt32(info.st_uid), mode: UInt32(info.st_mode))
         if let refusal = SocketTrust.judge(entry, uid: uid) {
