@@ -46,7 +46,7 @@ let package = Package(
         .target(
             name: "NodescopeServer",
             dependencies: [
-                "NodescopeCollector", "NodescopeWire",
+                "NodescopeCollector", "NodescopeWire", "NodescopeControl",
                 // Only for SocketTrust: the one place of the socket rules that hosts, clients and
                 // the collector share (no agent starts in the daemon: it starts on a node event).
                 "NodesDebug",
@@ -56,11 +56,26 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 
+        // The control API's client side: the body codec (shared with the server) and a client
+        // that reaches a collector only after the socket trust checks, every answer with a deadline.
+        .target(
+            name: "NodescopeControl",
+            dependencies: [
+                "NodescopeCollector", "NodescopeWire", "NodesDebug",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
+
+        // Leak reports, pure: one model built by `check` and `leaks`, the baseline, and the
+        // writers (text, JSON, JUnit, SARIF, diagrams of leaks), in one vocabulary.
+        .target(name: "NodescopeReports", dependencies: ["NodescopeCollector", "NodescopeGraphviz"]),
+
         // The CLI's commands as a testable library, and the thin executable.
         .target(
             name: "NodescopeCommands",
             dependencies: [
-                "NodescopeServer", "NodescopeCollector", "NodescopeWire", "NodescopeGraphviz", "NodesDebug",
+                "NodescopeServer", "NodescopeControl", "NodescopeReports", "NodescopeCollector", "NodescopeWire",
+                "NodescopeGraphviz", "NodesDebug",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -116,10 +131,11 @@ let package = Package(
         .testTarget(
             name: "NodescopeServerTests",
             dependencies: [
-                "NodescopeServer", "NodescopeCollector", "NodescopeWire",
+                "NodescopeServer", "NodescopeControl", "NodescopeCollector", "NodescopeWire",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        .testTarget(name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector"]),
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),
         .testTarget(
             name: "NodescopeAgentTests",
@@ -141,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "CheckTests",
             dependencies: [
-                "NodescopeCollector", "NodescopeCommands", "NodesTesting", "ProcessTestSupport", "nodescope",
+                "NodescopeCollector", "NodescopeCommands", "NodescopeReports", "NodesTesting", "ProcessTestSupport", "nodescope",
                 "sample-nodes", "test-host",
             ]),
     ],

@@ -54,44 +54,12 @@ extension HostSession {
         return names.reversed()
     }
 
-    /// The node a root path names: first the path from a root down; failing that, any node whose
-    /// nearest ancestors end the path (so a single name matches anywhere). Among several matches
-    /// (a released node and a live one of the same name), the first attached one in pre-order
-    /// wins, else the first.
+    /// The node a root path names, by the rule of ``TreePathSearch``.
     func find(_ path: [String]) -> UInt32? {
-        guard !path.isEmpty else { return nil }
-        var fallback: UInt32?
-        // From the roots: each branch carries how much of the path it has matched.
-        var stack: [(UInt32, Int)] = tree.sortedChildren(of: nil).reversed().map { ($0, 0) }
-        while let (slot, level) = stack.popLast() {
-            guard matches(slot, path[level]) else { continue }
-            if level + 1 == path.count {
-                if tree.slots[Int(slot)].status.isAttached { return slot }
-                fallback = fallback ?? slot
-                continue
-            }
-            for child in tree.sortedChildren(of: slot).reversed() { stack.append((child, level + 1)) }
-        }
-        if let fallback { return fallback }
-        // Anywhere, in pre-order.
-        var all: [UInt32] = tree.sortedChildren(of: nil).reversed()
-        while let slot = all.popLast() {
-            if endsPath(slot, path) {
-                if tree.slots[Int(slot)].status.isAttached { return slot }
-                fallback = fallback ?? slot
-            }
-            all.append(contentsOf: tree.sortedChildren(of: slot).reversed())
-        }
-        return fallback
-    }
-
-    private func endsPath(_ slot: UInt32, _ path: [String]) -> Bool {
-        var current = slot
-        for element in path.reversed() {
-            guard current != NodeTree.noSlot, matches(current, element) else { return false }
-            current = tree.slots[Int(current)].parent
-        }
-        return true
+        TreePathSearch.find(
+            path, roots: tree.sortedChildren(of: nil), children: { tree.sortedChildren(of: $0) },
+            parent: { tree.slots[Int($0)].parent == NodeTree.noSlot ? nil : tree.slots[Int($0)].parent },
+            matches: { matches($0, $1) }, isAttached: { tree.slots[Int($0)].status.isAttached })
     }
 
     /// The tree, or the subtree at `rootPath`, down to `depth` levels below its roots.

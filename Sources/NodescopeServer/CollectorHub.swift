@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NodescopeCollector
+import NodescopeControl
 import NodescopeWire
 
 /// The collector's state and its fan-out, confined to the server's one event loop: every

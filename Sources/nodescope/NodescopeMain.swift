@@ -3,8 +3,9 @@ import Foundation
 import Logging
 import NodescopeCommands
 
-/// The `nodescope` executable: parses, runs, and turns failures into one line and an exit code
-/// (2 for usage and internal errors; a command's own codes otherwise).
+/// The `nodescope` executable: parses, runs, and ends every command the same way: a command's
+/// own result as an `ExitCode` (check's verdict), a ``CLIError`` (or an error it maps) as one line
+/// and its code, ArgumentParser's usage errors as its message and 2.
 @main
 enum NodescopeMain {
     static func main() async {
@@ -16,16 +17,20 @@ enum NodescopeMain {
             } else {
                 try command.run()
             }
-        } catch let error as CLIError {
-            FileHandle.standardError.write(Data("nodescope: \(error.message)\n".utf8))
-            exit(error.exitCode)
+        } catch let code as ExitCode {
+            exit(code.rawValue)
         } catch {
+            if let failure = CLIError(error) {
+                FileHandle.standardError.write(Data("nodescope: \(failure.message)\n".utf8))
+                exit(failure.exitCode)
+            }
             let code = NodescopeCLI.exitCode(for: error)
             if code == .success {
                 print(NodescopeCLI.fullMessage(for: error))
                 exit(0)
             }
             FileHandle.standardError.write(Data((NodescopeCLI.fullMessage(for: error) + "\n").utf8))
+            // Usage errors and anything unforeseen are 2, as DESIGN.md says.
             exit(code == .validationFailure || code == .failure ? 2 : code.rawValue)
         }
     }

@@ -81,3 +81,27 @@ struct ResolveTests {
         #expect(collector.resolve("2048") == .success(numbered))
     }
 }
+
+/// `TreeView.node(atPath:)`: a tree read from a file resolves a path as the collector does.
+@Suite struct TreeViewPathTests {
+    private func node(_ id: UInt64, _ parent: UInt64?, _ name: String, kind: String = "Flow", status: NodeStatus = .active) -> NodeInfo {
+        NodeInfo(
+            id: id, parent: parent, kind: kind, name: name, status: status, objects: [], attachedAtNanos: 0,
+            detachedAtNanos: nil, depth: 0, isPlaceholder: false)
+    }
+
+    @Test func pathsFromARootByKindAndByTheirLastNamesAndLiveOnesFirst() {
+        let view = TreeView(
+            session: SessionID(rawValue: 1), pid: 1, processName: "p",
+            nodes: [
+                node(1, nil, "AppFlow"), node(2, 1, "LoggedInFlow"), node(3, 2, "FeedFlow", status: .lateRelease),
+                node(4, 2, "FeedFlow"), node(5, 2, "", kind: "Settings"),
+            ])
+        #expect(view.node(atPath: "AppFlow/LoggedInFlow")?.id == 2)
+        #expect(view.node(atPath: "AppFlow/LoggedInFlow/FeedFlow")?.id == 4, "the attached one of two")
+        #expect(view.node(atPath: "LoggedInFlow/FeedFlow")?.id == 4, "the last names of a path match anywhere")
+        #expect(view.node(atPath: "Settings")?.id == 5, "a kind stands for a node without a name")
+        #expect(view.node(atPath: "no/such") == nil)
+        #expect(view.node(atPath: "") == nil)
+    }
+}

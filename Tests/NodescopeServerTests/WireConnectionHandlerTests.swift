@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NodescopeCollector
+import NodescopeControl
 @testable import NodescopeServer
 import NodescopeWire
 import Testing

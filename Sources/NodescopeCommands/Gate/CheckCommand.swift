@@ -1,0 +1,208 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import NodescopeCollector
+import NodescopeReports
+
+/// `nodescope check [options] -- CMD …`: runs a command with a private collector, then gates on
+/// the leaks of every process it started. See docs/CHECK.md.
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Run a command with a private collector, then fail if its processes leaked nodes.",
+        usage: "nodescope check [<options>] -- <command> [<argument> ...]",
+        discussion: """
+            Starts a private collector on a socket of its own and runs the command with \
+            NODESCOPE_SOCKET pointing at it, so that every process the command starts reports its \
+            node tree (for `swift test`: the test runners). When the command has ended and its \
+            processes have said goodbye, every node detached during the run is judged: a node with \
+            objects still alive a grace (--grace) after its detach is a leak. Hosts hold a normal \
+            exit until their last detaches are judged, so a leak made just before exit is caught.
+
+            Exit status:
+              0  the command succeeded and there is no new leak
+              1  new leaks (not in the baseline); with --strict, unverified too
+              N  the command's status when it failed; 128+S if signal S killed it
+              2  usage or internal error: bad option, bad baseline, unwritable
+                 report, the collector or the command cannot start
+
+            A summary goes to standard error (not with --quiet); the command's own output passes \
+            through untouched. Report formats and the baseline file are described in docs/CHECK.md.
+
+            Examples:
+              nodescope check -- swift test
+              nodescope check --baseline known-leaks.json --junit leaks.xml -- swift test
+              nodescope check --write-baseline known-leaks.json -- swift test
+            """)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long a detached node may stay alive before it is a leak: 1s (the default), 500ms, 2.5 …", valueName: "duration"))
+    var grace: DurationArgument?
+
+    @Option(help: ArgumentHelp(
+        "Known leaks to accept: a JSON file of fingerprints or path globs, each with a reason. They are reported as known and do not fail.",
+        valueName: "file"))
+    var baseline: String?
+
+    @Option(
+        name: .customLong("write-baseline"),
+        help: ArgumentHelp(
+            "Write this run's leaks as a baseline (reasons: kept from --baseline, else a TODO placeholder), and pass unless the command failed.",
+            valueName: "file"))
+    var writeBaseline: String?
+
+    @Option(help: ArgumentHelp("Write the JSON report (schema: docs/check-report.schema.json); - for standard output.", valueName: "file"))
+    var json: String?
+
+    @Option(help: ArgumentHelp("Write a JUnit XML report: a failed test case per new leak.", valueName: "file"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Write a SARIF 2.1.0 report for code-scanning tools.", valueName: "file"))
+    var sarif: String?
+
+    @Option(name: .customLong("svg-dir"), help: ArgumentHelp("Draw each leak in its tree: leak-<fingerprint>.svg in this directory (created if missing).", valueName: "dir"))
+    var svgDir: String?
+
+    @Flag(help: "Fail on unverified nodes too: alive when their process ended abnormally (crash, kill), within the grace.")
+    var strict = false
+
+    @Flag(help: "Print no summary: only errors, and the signal that killed the command.")
+    var quiet = false
+
+    @Option(
+        name: .customLong("wait-exit"),
+        help: ArgumentHelp("After the command ends, how long to wait for the processes it started to end (default 5s).", valueName: "duration"))
+    var waitExit: DurationArgument?
+
+    private var graceNanos: UInt64 { grace?.nanoseconds ?? 1_000_000_000 }
+    private var waitExitNanos: UInt64 { waitExit?.nanoseconds ?? 5_000_000_000 }
+
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("The command to run and its arguments, after --.", valueName: "command"))
+    var command: [String] = []
+
+    init() {}
+
+    func validate() throws {
+        guard let executable = command.first, !executable.isEmpty else {
+            throw ValidationError("name the command to run after --, as in: nodescope check -- swift test (the -- is required)")
+        }
+        guard graceNanos > 0 else { throw ValidationError("--grace must be more than 0 (e.g. 1s or 500ms)") }
+        for (option, file) in [("--json", json), ("--junit", junit), ("--sarif", sarif), ("--write-baseline", writeBaseline)] {
+            guard let file else { continue }
+            if file == "-", option == "--json" { continue }
+            if let problem = OutputFile.problem(with: file) { throw ValidationError("\(option) \(file): \(problem)") }
+        }
+        if let svgDir, let problem = OutputFile.directoryProblem(svgDir) { throw ValidationError("--svg-dir \(svgDir): \(problem)") }
+        if let baseline {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: baseline, isDirectory: &isDirectory) else {
+                throw ValidationError("--baseline \(baseline): no such file (write one with --write-baseline \(baseline))")
+            }
+            guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: baseline) else {
+                throw ValidationError("--baseline \(baseline): not a readable file")
+            }
+        }
+    }
+
+    func run() async throws {
+        try checkFileConflicts()
+        // Read the baseline first: a malformed one is reported before a long command runs.
+        let known = try baseline.map { file throws(CLIError) in try Self.loadBaseline(file) }
+        if !quiet, let known, let baseline {
+            for entry in known.entriesWithoutReason {
+                Terminal.note(
+                    "warning: \(baseline):\(entry.line): \(entry.label) has no reason yet (\"\(VisibleText.escaped(entry.reason))\"); "
+                        + "say why this leak is accepted, or fix it and remove the entry")
+            }
+        }
+        let collector = try await CheckCollector.start(graceNanos: graceNanos)
+        let termination: CheckTermination
+        let findings: CheckFindings
+        do {
+            termination = try await CheckChildProcess.run(command, environment: environment(socket: collector.socketPath))
+        } catch {
+            await collector.stop()
+            throw error
+        }
+        do {
+            findings = try await collector.settle(waitExitNanos: waitExitNanos) { CheckChildProcess.signalAfterExit != nil }
+        } catch {
+            // The command ran: its result and the failure still go into every report asked for.
+            findings = CheckFindings(processes: [], leaks: [], trees: [:], collectorFailure: error.message)
+        }
+        await collector.stop()
+
+        let outcome = CheckOutcome(
+            command: command, termination: termination, leaks: findings.leaks, processes: findings.processes,
+            collectorFailure: findings.collectorFailure, baseline: known, baselineFile: baseline,
+            baselineOutput: writeBaseline, strict: strict, graceNanos: graceNanos)
+        var problems: [String] = []
+        func attempt(_ body: () throws -> Void) {
+            do { try body() } catch { problems.append(CLIError(error)?.message ?? "\(error)") }
+        }
+        if let json { attempt { try OutputFile.write(ReportJSON.render(outcome), to: json) } }
+        if let junit { attempt { try OutputFile.write(ReportJUnit.render(.check(outcome)), to: junit) } }
+        if let sarif { attempt { try OutputFile.write(ReportSARIF.render(.check(outcome)), to: sarif) } }
+        if let svgDir { attempt { try Self.writeDiagrams(outcome.report, trees: findings.trees, into: svgDir) } }
+        if let writeBaseline { attempt { try OutputFile.write(outcome.baselineDocument, to: writeBaseline) } }
+
+        if !quiet {
+            FileHandle.standardError.write(Data(("\n" + ReportText.render(.check(outcome), colorful: Terminal.isErrorColorful)).utf8))
+        } else if case .signaled = termination {
+            FileHandle.standardError.write(Data("nodescope check: the command was \(termination.phrase); exiting \(outcome.exitCode)\n".utf8))
+        }
+        for problem in problems { FileHandle.standardError.write(Data("nodescope: \(problem)\n".utf8)) }
+        // The exit code is the result: everything is said above, so no further line.
+        throw ExitCode(problems.isEmpty ? outcome.exitCode : 2)
+    }
+
+    /// Reads and checks the baseline, naming the file in every error.
+    private static func loadBaseline(_ file: String) throws(CLIError) -> Baseline {
+        do {
+            return try Baseline.parse(InputFile.read(file), file: file)
+        } catch let error as ReportError {
+            throw CLIError(error.message)
+        } catch {
+            throw CLIError("cannot read the baseline \(file): \(error)")
+        }
+    }
+
+    /// Writes the diagram of each leak into `directory`, created when missing.
+    private static func writeDiagrams(_ report: LeakReport, trees: [SessionID: TreeView], into directory: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError("cannot create the SVG directory \(directory): \(error.localizedDescription)")
+        }
+        for file in try LeakDiagrams.render(report, trees: trees) {
+            try OutputFile.write(file.svg, to: (directory as NSString).appendingPathComponent(file.name))
+        }
+    }
+
+    /// Refuses, before the command runs, two outputs in one file or an output over an input.
+    private func checkFileConflicts() throws(CLIError) {
+        var outputs: [OutputConflict.Named] = []
+        for (option, file) in [("--json", json), ("--junit", junit), ("--sarif", sarif), ("--svg-dir", svgDir),
+                               ("--write-baseline", writeBaseline)] {
+            guard let file, !(option == "--json" && file == "-") else { continue }
+            outputs.append(.init(option: option, path: file))
+        }
+        let inputs = baseline.map { [OutputConflict.Named(option: "--baseline", path: $0)] } ?? []
+        // Rewriting the baseline in place is how it is updated (docs/CHECK.md).
+        if let conflict = OutputConflict.find(
+            outputs: outputs, inputs: inputs, allowed: [(output: "--write-baseline", input: "--baseline")]) {
+            throw CLIError("check: \(conflict); nothing was run")
+        }
+    }
+
+    /// The command's environment: ours, with NODESCOPE_SOCKET set to the private collector and
+    /// a NODESCOPE switch that would turn the agent off removed.
+    private func environment(socket: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NODESCOPE_SOCKET"] = socket
+        if let value = environment["NODESCOPE"], ["off", "0", "false", "no"].contains(value.lowercased()) {
+            environment.removeValue(forKey: "NODESCOPE")
+            if !quiet { Terminal.note("check: ignoring NODESCOPE=\(value) for the command: check needs its agent on") }
+        }
+        return environment
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Glibc
+import Logging
+import NodescopeReports
+import Synchronization
+
+/// Output conventions of the CLI: results on stdout, notes and errors on stderr, colours only
+/// when stdout is a terminal (and `NO_COLOR` is unset).
+enum Terminal {
+    static let isColorful: Bool = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+
+    static func paint(_ text: String, _ color: Vocabulary.Color) -> String {
+        Vocabulary.paint(text, color, enabled: isColorful)
+    }
+
+    /// Whether text written to standard error may have colours.
+    static let isErrorColorful: Bool = isatty(2) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+
+    /// JSON for people, with a final newline: sorted keys, indented.
+    static func prettyJSON(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return ((try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null") + "\n"
+    }
+
+    /// One line on standard error.
+    static func note(_ line: String) {
+        FileHandle.standardError.write(Data(("nodescope: " + line + "\n").utf8))
+    }
+
+    /// Writes to stdout at once, so piped output arrives line by line. A reader that has gone
+    /// (`nodescope ps | head -1`) ends the command quietly with status 0, as `git log | head` does.
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            if written > 0 {
+                bytes = bytes.dropFirst(written)
+            } else if written < 0, errno == EINTR || errno == EAGAIN {
+                continue
+            } else {
+                if errno == EPIPE { quietExit() }
+                return
+            }
+        }
+    }
+
+    /// Scratch directories of the running command, removed when it ends early because its
+    /// reader went away (see ``PrivateDirectory``).
+    static let scratchDirectories = Mutex<Set<String>>([])
+
+    private static func quietExit() -> Never {
+        for path in scratchDirectories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        Glibc.exit(0)
+    }
+}
+
+extension Logger {
+    /// A logger that prints nothing: the embedded collector of a one-shot command stays quiet.
+    static var quiet: Logger {
+        var logger = Logger(label: "nodescope.embedded", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger.logLevel = .critical
+        return logger
+    }
+}

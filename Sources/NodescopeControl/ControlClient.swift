@@ -1,0 +1,283 @@
+import Foundation
+import Glibc
+import NIOCore
+import NIOPosix
+import NodesDebug
+import NodescopeCollector
+import NodescopeWire
+import Synchronization
+
+/// A client of the collector's control API over its Unix socket.
+///
+/// ```swift
+/// try await ControlClient.connect(to: path) { client in
+///     let processes = try await client.request(.listProcesses, as: [ProcessSummary].self)
+/// }
+/// ```
+public struct ControlClient: ~Copyable {
+    private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let deadline: AnswerDeadline
+    private var decoder = FrameDecoder()
+    private var nextRequestID: UInt32 = 1
+
+    /// How long the collector may stay silent while an answer is due (the handshake, or a
+    /// request's response) before the command gives up: 10 s, or `NODESCOPE_ANSWER_TIMEOUT`
+    /// seconds. A long answer that keeps arriving never times out: each received part re-arms it.
+    public static var answerTimeout: TimeAmount {
+        let text = getenv("NODESCOPE_ANSWER_TIMEOUT").map { String(cString: $0) }
+        if let text, let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 {
+            return .nanoseconds(Int64(seconds * 1e9))
+        }
+        return .seconds(10)
+    }
+
+    /// Why a request failed on the collector's side.
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        /// The response status.
+        public var status: ResponseStatus
+        /// The collector's explanation.
+        public var failure: ControlBody.Failure
+
+        /// The collector's explanation, made safe to print, with the candidates of an ambiguous
+        /// name listed one a line by pid.
+        public var description: String {
+            guard let candidates = failure.candidates, !candidates.isEmpty else { return VisibleText.escaped(failure.error) }
+            let list = candidates.map { "  \($0.pid)  \(VisibleText.escaped($0.processName))" }.joined(separator: "\n")
+            return VisibleText.escaped(failure.error) + "; name one by pid:\n" + list
+        }
+    }
+
+    /// Connects, says hello as a client, and runs `body`. Throws ``ControlError`` when nothing
+    /// answers on `path` (`CollectorServer.isAnswering(at:)` asks first), and before anything is
+    /// sent when the socket's place or the collector's user is not to be trusted (``SocketTrust``).
+    public static func connect<T: Sendable>(
+        to path: String, _ body: (inout ControlClient) async throws -> T
+    ) async throws -> T {
+        let descriptor: Int32
+        switch SocketTrust.connect(to: path) {
+        case let .success(connected):
+            descriptor = connected
+        case let .failure(.untrusted(refusal)):
+            throw ControlError(.untrusted, explain(refusal, path: path))
+        case .failure(.pathTooLong):
+            throw ControlError(.pathTooLong, "the socket path \(path) is longer than a Unix socket allows (107 bytes); choose a shorter --socket")
+        case .failure(.system):
+            throw ControlError(.unreachable, Self.explainConnectFailure(path))
+        }
+        let answerTimeout = Self.answerTimeout
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .withConnectedSocket(descriptor) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw ControlError(.unreachable, Self.explainConnectFailure(path))
+        }
+        // A collector that accepts but never answers (stopped with SIGSTOP, wedged) must not
+        // hang the command: every answer that is due has a deadline (``answerTimeout``).
+        let deadline = AnswerDeadline(channel: channel.channel, path: path, timeout: answerTimeout)
+        return try await channel.executeThenClose { inbound, outbound in
+            var client = ControlClient(inbound: inbound.makeAsyncIterator(), outbound: outbound, deadline: deadline)
+            try await client.handshake(path: path)
+            return try await body(&client)
+        }
+    }
+
+    /// Refuses, before anything is tried on it, a socket whose place another user controls.
+    public static func checkPlace(of path: String) throws(ControlError) {
+        if case let .refused(refusal) = SocketTrust.inspect(path) {
+            throw ControlError(.untrusted, explain(refusal, path: path))
+        }
+    }
+
+    /// A refusal of ``SocketTrust`` as one line, with what to do.
+    public static func explain(_ refusal: SocketTrust.Refusal, path: String) -> String {
+        let own = "collectors serve their own user only: start your own with `nodescope daemon --socket PATH` "
+            + "(or use the default path) and point NODESCOPE_SOCKET or --socket at it"
+        switch refusal.code {
+        case .inaccessible:
+            return "\(refusal.message); \(own)"
+        case .foreignPeer:
+            return "refusing the collector on \(path), which could read everything sent to it: \(refusal.message); \(own)"
+        default:
+            return "refusing the socket \(path), which another user could replace with their own: \(refusal.message); "
+                + "use a socket in a directory that only you may write, e.g. `nodescope daemon --socket "
+                + "~/.nodescope/collector.sock` and the same --socket here"
+        }
+    }
+
+    /// Why nothing could be reached on `path`, in words a person can act on.
+    static func explainConnectFailure(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == EACCES {
+                return "the socket \(path) belongs to another user: its directory is not open to you (uid "
+                    + "\(getuid())); collectors serve their own user only: start your own with `nodescope daemon`"
+            }
+            return "no collector answers on \(path): start one with `nodescope daemon`"
+        }
+        if info.st_uid != getuid() {
+            return "the socket \(path) belongs to another user (uid \(info.st_uid)); collectors serve their own "
+                + "user only: start your own with `nodescope daemon --socket PATH` or set NODESCOPE_SOCKET"
+        }
+        return "no collector answers on \(path) (a stale socket file?): start one with `nodescope daemon`, "
+            + "which replaces it"
+    }
+
+    private init(
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        deadline: AnswerDeadline
+    ) {
+        self.inbound = inbound
+        self.outbound = outbound
+        self.deadline = deadline
+    }
+
+    private mutating func handshake(path: String) async throws {
+        try await send(.hello(Hello(
+            role: .client, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: 0, wallNanos: 0,
+            processName: "nodescope")))
+        switch try await nextAnswer() {
+        case .helloAccepted:
+            return
+        case let .helloRefused(refused):
+            throw ControlError(.helloRefused, "the collector on \(path) refused this client: \(VisibleText.escaped(refused.reason))")
+        default:
+            throw ControlError(.malformed, "the collector on \(path) answered the hello with something else; is it a Nodescope collector?")
+        }
+    }
+
+    /// Sends a request and decodes the whole (possibly multi-part) response body.
+    public mutating func request<T: Decodable>(
+        _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "", as type: T.Type
+    ) async throws -> T {
+        let id = try await sendRequest(command, argument: argument, depth: depth, rootPath: rootPath)
+        var body: [UInt8] = []
+        while true {
+            let message = try await nextAnswer()
+            guard case let .response(response) = message, response.requestID == id else { continue }
+            body += response.body
+            guard response.isLast else { continue }
+            guard response.status == .ok else {
+                let failure = (try? ControlBody.decode(ControlBody.Failure.self, from: body))
+                    ?? ControlBody.Failure(error: "the collector answered \(response.status)")
+                throw Refusal(status: response.status, failure: failure)
+            }
+            return try ControlBody.decode(type, from: body)
+        }
+    }
+
+    /// Subscribes to a process's tree: returns the tree now, then calls `onChange` for each
+    /// change until the process ends (or the connection does).
+    public mutating func subscribe(
+        _ process: String, initial: (TreeView) async throws -> Void, onChange: (TreeChange) async throws -> Bool
+    ) async throws {
+        let view = try await request(.subscribe, argument: process, as: TreeView.self)
+        try await initial(view)
+        // Changes come when the host does something: no deadline while waiting for them.
+        while true {
+            let message: WireMessage?
+            do {
+                message = try await nextMessage(due: false)
+            } catch let error as WireError {
+                throw ControlError(.malformed, "the collector on \(deadline.path) sent a malformed frame: \(error)")
+            } catch {
+                message = nil  // a reset connection: the collector went away
+            }
+            guard let message else { break }
+            guard case let .event(event) = message else { continue }
+            let change = try ControlBody.decode(TreeChange.self, from: event.body)
+            guard try await onChange(change) else { return }
+        }
+        throw ControlError(
+            .wentAway, "the collector on \(deadline.path) went away (killed or stopped) while watching \(VisibleText.escaped(process))")
+    }
+
+    private mutating func sendRequest(
+        _ command: ControlCommand, argument: String, depth: UInt32, rootPath: String
+    ) async throws -> UInt32 {
+        let id = nextRequestID
+        nextRequestID &+= 1
+        try await send(.request(ControlRequestFrame(
+            requestID: id, command: command, argument: argument, depth: depth, rootPath: rootPath)))
+        return id
+    }
+
+    private func send(_ message: WireMessage) async throws {
+        do {
+            try await outbound.write(ByteBuffer(bytes: FrameEncoder.encoded(message)))
+        } catch {
+            throw deadline.failure(orElse: "it closed the connection")
+        }
+    }
+
+    /// The next message when one is due: the collector's silence beyond ``answerTimeout``, or
+    /// its going away, is an error that names the socket.
+    private mutating func nextAnswer() async throws -> WireMessage {
+        let message: WireMessage?
+        do {
+            message = try await nextMessage(due: true)
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw deadline.failure(orElse: "the connection failed (\(error))")
+        }
+        guard let message else { throw deadline.failure(orElse: "it closed the connection before answering") }
+        return message
+    }
+
+    private mutating func nextMessage(due: Bool) async throws -> WireMessage? {
+        while true {
+            if let message = try decoder.next() { return message }
+            if due { deadline.arm() }
+            let buffer = try await inbound.next()
+            if due { deadline.disarm() }
+            guard let buffer else { return nil }
+            buffer.withUnsafeReadableBytes { decoder.feed($0) }
+        }
+    }
+}
+
+/// The timer of an answer that is due: when it fires, the connection is closed (which ends the
+/// wait for the next bytes) and the failure says that the collector did not answer in time.
+private final class AnswerDeadline: Sendable {
+    let path: String
+    private let channel: any Channel
+    private let timeout: TimeAmount
+    private let state = Mutex<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
+
+    init(channel: any Channel, path: String, timeout: TimeAmount) {
+        self.channel = channel
+        self.path = path
+        self.timeout = timeout
+    }
+
+    func arm() {
+        let channel = self.channel
+        let scheduled = channel.eventLoop.scheduleTask(in: timeout) { [weak self] in
+            self?.state.withLock { $0.fired = true }
+            channel.close(promise: nil)
+        }
+        state.withLock { $0.scheduled = scheduled }
+    }
+
+    func disarm() {
+        state.withLock { $0.scheduled }?.cancel()
+    }
+
+    /// Why the answer did not come: the deadline when it fired, else `otherwise`.
+    func failure(orElse otherwise: String) -> ControlError {
+        if state.withLock({ $0.fired }) {
+            let seconds = Double(timeout.nanoseconds) / 1e9
+            return ControlError(
+                .timedOut,
+                "the collector on \(path) did not answer within \(String(format: "%g", seconds)) s; is it stopped "
+                    + "(SIGSTOP) or wedged? Restart it with `nodescope daemon`")
+        }
+        return ControlError(.wentAway, "the collector on \(path) went away: \(otherwise) (was it killed or restarted?)")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import NodescopeCollector
+import NodescopeGraphviz
+
+/// Maps the collector's tree onto a diagram: a box per node with its type name, kind and parts,
+/// a style per state, and a note on leaks with how long the node outlived its detach.
+public enum DiagramMapping {
+    public static func diagram(for view: TreeView, leaks: [LeakRecord] = [], at date: Date = Date()) -> Diagram {
+        let records = Dictionary(leaks.map { ($0.nodeID, $0) }, uniquingKeysWith: { $1 })
+        let nodes = view.nodes.map { node in
+            DiagramNode(
+                id: node.id,
+                parent: node.parent,
+                title: node.displayName,
+                kind: node.kind,
+                parts: parts(of: node, alive: true),
+                releasedParts: parts(of: node, alive: false),
+                state: state(of: node),
+                note: note(for: node, record: records[node.id]))
+        }
+        return Diagram(title: "\(view.processName) [pid \(view.pid)] at \(stamp.string(from: date))", nodes: nodes)
+    }
+
+    /// `role: TypeName`, with repeated roles of one type counted: `worker: SyncWorker ×2`. The
+    /// principal object (index 0, the flow or router) is the box's title while it is alive.
+    static func parts(of node: NodeInfo, alive: Bool) -> [String] {
+        var counted: [(text: String, count: Int)] = []
+        for object in node.objects where object.isAlive == alive && (object.index != 0 || !alive) {
+            let text = "\(object.role): \(object.typeName)"
+            if let index = counted.firstIndex(where: { $0.text == text }) {
+                counted[index].count += 1
+            } else {
+                counted.append((text, 1))
+            }
+        }
+        return counted.map { $0.count > 1 ? "\($0.text) ×\($0.count)" : $0.text }
+    }
+
+    static func state(of node: NodeInfo) -> DiagramNodeState {
+        if node.isPlaceholder { return .inactive }
+        switch node.status {
+        case .active, .started: return .active
+        case .attached, .inactive, .ended: return .inactive
+        case .detached: return .detached
+        case .leaked: return .leaked
+        case .lateRelease: return .lateRelease
+        case .unverified: return .unverified
+        }
+    }
+
+    static func note(for node: NodeInfo, record: LeakRecord?) -> String? {
+        if node.isPlaceholder { return "released; a leaked node remains below" }
+        switch node.status {
+        case .leaked:
+            return "leaked: alive \(Vocabulary.duration(record.map { $0.flaggedAtNanos &- $0.detachedAtNanos } ?? 0)) after detach"
+        case .lateRelease:
+            return record?.releaseDelayNanos.map { "released \(Vocabulary.duration($0)) after detach" } ?? "released late"
+        case .unverified:
+            return "unverified: the process ended within the grace"
+        case .detached:
+            return "detached, awaiting release"
+        default:
+            return nil
+        }
+    }
+
+    static let stamp: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter
+    }()
+}

@@ -1,0 +1,75 @@
+import NodescopeCollector
+
+/// The one leak-report model: what leaked, grouped, with what a baseline accepts. `check` builds
+/// it after a run (inside a ``CheckOutcome``), `leaks` from what a collector holds now; every
+/// writer (text, JUnit, SARIF, JSON, diagrams) reads it.
+public struct LeakReport: Sendable {
+    /// The host processes the report covers.
+    public var processes: [ProcessSummary]
+    /// The leaks, grouped by verdict and fingerprint (see ``LeakGroup/groups(of:baseline:)``).
+    public var groups: [LeakGroup]
+    /// Baseline entries that matched no leak.
+    public var staleEntries: [Baseline.Entry]
+    /// The baseline file, if one was given.
+    public var baselineFile: String?
+    /// Whether unverified nodes fail like leaks.
+    public var strict: Bool
+    /// The grace the leaks were judged with, in nanoseconds, when it is known.
+    public var graceNanos: UInt64?
+
+    /// Groups `leaks` and matches them against `baseline`.
+    public init(
+        leaks: [LeakRecord], processes: [ProcessSummary], baseline: Baseline? = nil, baselineFile: String? = nil,
+        strict: Bool = false, graceNanos: UInt64? = nil
+    ) {
+        self.processes = processes
+        self.groups = LeakGroup.groups(of: leaks, baseline: baseline)
+        let used = Set(groups.compactMap { $0.baselineEntry?.number })
+        self.staleEntries = baseline?.entries.filter { !used.contains($0.number) } ?? []
+        self.baselineFile = baselineFile
+        self.strict = strict
+        self.graceNanos = graceNanos
+    }
+
+    /// The groups that fail a gate: new leaks, and new unverified nodes when strict.
+    public var failingGroups: [LeakGroup] { groups.filter { $0.fails(strict: strict) } }
+
+    /// `2 leaked, 0 unverified, 1 released late` (known ones included).
+    public var countsLine: String {
+        "\(groups.filter { $0.verdict == .leaked }.count) leaked, "
+            + "\(groups.filter { $0.verdict == .unverified }.count) unverified, "
+            + "\(groups.filter { $0.verdict == .lateRelease }.count) released late"
+    }
+}
+
+/// What a written report is about: a `check` run, or what a collector holds now (`leaks`), with
+/// the command line that produced it. Only a check run has a command result and an exit code:
+/// reports of a collector say nothing of either.
+public enum ReportSubject: Sendable {
+    /// A `check` run and its decision.
+    case check(CheckOutcome)
+    /// What a collector holds, as read by the command line given (`nodescope leaks …`).
+    case collector(LeakReport, commandLine: [String])
+
+    /// The leak report.
+    public var report: LeakReport {
+        switch self {
+        case let .check(outcome): outcome.report
+        case let .collector(report, _): report
+        }
+    }
+
+    /// The check run, if this is one.
+    public var outcome: CheckOutcome? {
+        if case let .check(outcome) = self { return outcome }
+        return nil
+    }
+
+    /// The command line: the checked command, or the reading command.
+    public var commandLine: [String] {
+        switch self {
+        case let .check(outcome): outcome.command
+        case let .collector(_, commandLine): commandLine
+        }
+    }
+}

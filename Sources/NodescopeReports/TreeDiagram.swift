@@ -1,0 +1,53 @@
+import NodescopeCollector
+import NodescopeGraphviz
+
+/// A process's tree as a diagram (SVG or DOT): the one path from a ``TreeView`` to Graphviz,
+/// shared by `export`, `demo` and `check`'s diagrams of leaks.
+public enum TreeDiagram {
+    /// What to draw of a tree.
+    public struct Options: Sendable {
+        /// How to place the boxes.
+        public var layout: DiagramLayout = .auto
+        /// The subtree to draw, as a path of names (``TreeView/node(atPath:)``); nil for all.
+        public var rootPath: String?
+        /// Levels below the root to draw; nil for all.
+        public var depth: Int?
+        /// Runs of more same-named siblings than this fold into a placeholder; nil for the
+        /// renderer's default.
+        public var siblingRunLimit: Int?
+
+        /// Options that draw the whole tree with the automatic layout.
+        public init(layout: DiagramLayout = .auto, rootPath: String? = nil, depth: Int? = nil, siblingRunLimit: Int? = nil) {
+            self.layout = layout
+            self.rootPath = rootPath
+            self.depth = depth
+            self.siblingRunLimit = siblingRunLimit
+        }
+    }
+
+    /// Draws `view`, leaks marked from `leaks`.
+    ///
+    /// - Throws: ``ReportError`` when the root path names no node, or Graphviz fails.
+    public static func draw(
+        _ view: TreeView, leaks: [LeakRecord], format: DiagramFormat, options: Options = .init()
+    ) throws(ReportError) -> DiagramRenderer.Drawing {
+        var diagramOptions = DiagramOptions()
+        diagramOptions.layout = options.layout
+        diagramOptions.maxDepth = options.depth
+        if let limit = options.siblingRunLimit { diagramOptions.collapseSiblingRunsLongerThan = limit }
+        if let rootPath = options.rootPath {
+            guard let node = view.node(atPath: rootPath) else {
+                throw ReportError(
+                    "no node at \(rootPath) in \(VisibleText.escaped(view.processName)); paths are node names from a "
+                        + "root, like AppFlow/LoggedInFlow (or the last names of one, like LoggedInFlow)")
+            }
+            diagramOptions.rootID = node.id
+        }
+        do {
+            return try DiagramRenderer.shared.draw(
+                DiagramMapping.diagram(for: view, leaks: leaks), format: format, options: diagramOptions)
+        } catch {
+            throw ReportError("cannot draw the diagram: \(error)")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import NodescopeCollector
+
+/// The one vocabulary of every report and view: the word, mark and colour of each node state
+/// and verdict, and how durations read. The terminal views, the text reports, JUnit, SARIF and
+/// the diagrams all say the same thing the same way.
+public enum Vocabulary {
+    /// A colour of the terminal palette (SGR codes); whether it is used is the writer's choice.
+    public enum Color: String, Sendable {
+        case red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36", gray = "90", bold = "1"
+    }
+
+    /// Paints text with a colour when `enabled`.
+    public static func paint(_ text: String, _ color: Color, enabled: Bool) -> String {
+        enabled ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// A verdict's title in reports: `LEAK`, `UNVERIFIED`, `LATE RELEASE`.
+    public static func title(_ verdict: LeakRecord.Verdict) -> String {
+        switch verdict {
+        case .leaked: "LEAK"
+        case .unverified: "UNVERIFIED"
+        case .lateRelease: "LATE RELEASE"
+        }
+    }
+
+    /// A verdict in running text: `leaked`, `unverified`, `released late`.
+    public static func phrase(_ verdict: LeakRecord.Verdict) -> String {
+        switch verdict {
+        case .leaked: "leaked"
+        case .unverified: "unverified"
+        case .lateRelease: "released late"
+        }
+    }
+
+    /// A verdict's colour: red for a leak, cyan for unverified, magenta for a late release.
+    public static func color(_ verdict: LeakRecord.Verdict) -> Color {
+        switch verdict {
+        case .leaked: .red
+        case .unverified: .cyan
+        case .lateRelease: .magenta
+        }
+    }
+
+    /// A node state's mark and words, as `tree` and `attach` show them: `● active`, `✖ LEAKED`.
+    public static func mark(_ status: NodeStatus) -> String {
+        switch status {
+        case .active: "● active"
+        case .started: "◐ started"
+        case .attached: "○ attached"
+        case .inactive: "○ inactive"
+        case .ended: "◌ ended"
+        case .detached: "⧗ detached, awaiting release"
+        case .leaked: "✖ LEAKED"
+        case .lateRelease: "⚠ released late"
+        case .unverified: "? unverified"
+        }
+    }
+
+    /// The mark of a released node kept because a leaked node hangs below it.
+    public static let placeholderMark = "◌ released (a leaked node remains below)"
+
+    /// A node state's colour.
+    public static func color(_ status: NodeStatus) -> Color {
+        switch status {
+        case .active, .started: .green
+        case .attached, .inactive, .ended: .gray
+        case .detached: .yellow
+        case .leaked: .red
+        case .lateRelease: .magenta
+        case .unverified: .cyan
+        }
+    }
+
+    /// What a verdict means, in one sentence, for a leak with `delay` between detach and flag.
+    public static func explanation(_ verdict: LeakRecord.Verdict, delayNanos: UInt64, releaseDelayNanos: UInt64?) -> String {
+        switch verdict {
+        case .leaked: "still alive \(duration(delayNanos)) after detach"
+        case .unverified: "alive when its process ended, within the grace, not normally"
+        case .lateRelease: "\(releaseDelayNanos.map(duration) ?? "?") after detach, later than the grace"
+        }
+    }
+
+    /// `350 ms`, `2.7 s`, `12 min`.
+    public static func duration(_ nanoseconds: UInt64) -> String {
+        let seconds = Double(nanoseconds) / 1e9
+        if seconds < 1 { return String(format: "%.0f ms", seconds * 1_000) }
+        if seconds < 120 { return String(format: "%.1f s", seconds) }
+        return String(format: "%.0f min", seconds / 60)
+    }
+
+    /// `1 occurrence`, `2 occurrences`.
+    public static func count(_ value: Int, _ singular: String, _ plural: String) -> String {
+        "\(value) \(value == 1 ? singular : plural)"
+    }
+}

@@ -1,0 +1,39 @@
+import NodescopeCollector
+import NodescopeGraphviz
+
+/// `check --svg-dir`: one diagram per leaked fingerprint, `leak-<fingerprint>.svg`, showing the
+/// leaked node in its context: the subtree of its former parent (the whole tree for a root), as
+/// the tree of its process was when the process ended, leaks drawn red.
+public enum LeakDiagrams {
+    /// One diagram to write.
+    public struct File: Sendable {
+        /// The file's name, `leak-<fingerprint>.svg`.
+        public var name: String
+        /// The SVG text.
+        public var svg: String
+    }
+
+    /// The diagrams of `report`'s leaks, from the trees of their processes.
+    public static func render(_ report: LeakReport, trees: [SessionID: TreeView]) throws(ReportError) -> [File] {
+        var files: [File] = []
+        var seen = Set<String>()
+        for group in report.groups where seen.insert(group.fingerprint).inserted {
+            guard let view = trees[group.first.session] else { continue }
+            let leaks = group.records.filter { $0.session == group.first.session }
+            let parentPath = group.path.count > 1 ? group.path.dropLast().joined(separator: "/") : nil
+            let drawing: DiagramRenderer.Drawing
+            do {
+                drawing = try TreeDiagram.draw(view, leaks: leaks, format: .svg, options: .init(rootPath: parentPath))
+            } catch {
+                // The parent's name may not lead to it (a renamed or duplicate name): draw it all.
+                do {
+                    drawing = try TreeDiagram.draw(view, leaks: leaks, format: .svg)
+                } catch {
+                    throw ReportError("cannot draw the leak \(group.fingerprint): \(error)")
+                }
+            }
+            files.append(File(name: "leak-\(group.fingerprint).svg", svg: drawing.text))
+        }
+        return files
+    }
+}

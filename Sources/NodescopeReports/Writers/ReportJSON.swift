@@ -1,0 +1,105 @@
+import NodescopeCollector
+
+/// `check --json`: the whole outcome for tools, schema version 1 (docs/CHECK.md,
+/// docs/check-report.schema.json). Keys come in the documented order; absent values are null.
+public enum ReportJSON {
+    /// The schema version written in `schemaVersion`.
+    static let schemaVersion: Int64 = 1
+
+    public static func render(_ outcome: CheckOutcome) -> String {
+        value(outcome).rendered()
+    }
+
+    static func value(_ outcome: CheckOutcome) -> ReportJSONValue {
+        let signal: Int32? = if case let .signaled(number) = outcome.termination { number } else { nil }
+        let status: Int32? = if case let .exited(number) = outcome.termination { number } else { nil }
+        let summary: [(String, ReportJSONValue)] = [
+            ("processes", .int(Int64(outcome.processes.count))),
+            ("newLeaks", .int(Int64(outcome.groups.filter { $0.verdict == .leaked && !$0.isKnown }.count))),
+            ("knownLeaks", .int(Int64(outcome.groups.filter(\.isKnown).count))),
+            ("unverified", .int(Int64(outcome.groups.filter { $0.verdict == .unverified && !$0.isKnown }.count))),
+            ("lateReleases", .int(Int64(outcome.groups.filter { $0.verdict == .lateRelease && !$0.isKnown }.count))),
+            ("failing", .int(Int64(outcome.failingGroups.count))),
+            ("staleBaselineEntries", .int(Int64(outcome.staleEntries.count))),
+        ]
+        return .object([
+            ("schemaVersion", .int(schemaVersion)),
+            ("tool", .string("nodescope check")),
+            ("command", .array(outcome.command.map { .string($0) })),
+            ("commandResult", .object([
+                ("exitStatus", status.map { .int(Int64($0)) } ?? .null),
+                ("signal", signal.map { .int(Int64($0)) } ?? .null),
+                ("signalName", .string(signal.map(CheckTermination.name(of:)))),
+            ])),
+            ("graceNanos", .uint(outcome.graceNanos)),
+            ("strict", .bool(outcome.strict)),
+            ("baseline", .string(outcome.baselineFile)),
+            ("processes", .array(outcome.processes.map(process))),
+            ("leaks", .array(outcome.groups.map { leak($0, strict: outcome.strict) })),
+            ("staleBaselineEntries", .array(outcome.staleEntries.map(entry))),
+            ("summary", .object(summary)),
+            ("result", .string(outcome.failure == nil ? "pass" : "fail")),
+            ("failure", .string(outcome.failure?.rawValue)),
+            ("collectorFailure", .string(outcome.collectorFailure)),
+            ("exitCode", .int(Int64(outcome.exitCode))),
+        ])
+    }
+
+    private static func process(_ summary: ProcessSummary) -> ReportJSONValue {
+        .object([
+            ("pid", .uint(UInt64(summary.pid))),
+            ("name", .string(summary.processName)),
+            ("session", .uint(summary.session.rawValue)),
+            ("endedNormally", summary.endedNormally.map { .bool($0) } ?? .null),
+            ("connectedAtNanos", .uint(summary.connectedAtNanos)),
+            ("endedAtNanos", .uint(summary.endedAtNanos)),
+            ("leaks", .int(Int64(summary.leaks))),
+        ])
+    }
+
+    private static func leak(_ group: LeakGroup, strict: Bool) -> ReportJSONValue {
+        let first = group.first
+        return .object([
+            ("verdict", .string(group.verdict.rawValue)),
+            ("known", .bool(group.isKnown)),
+            ("fails", .bool(group.fails(strict: strict))),
+            ("baselineReason", .string(group.baselineEntry?.reason)),
+            ("baselineLine", group.baselineEntry.map { .int(Int64($0.line)) } ?? .null),
+            ("fingerprint", .string(group.fingerprint)),
+            ("path", .array(group.path.map { .string($0) })),
+            ("pathText", .string(group.pathText)),
+            ("kind", .string(first.kind)),
+            ("aliveObjects", .array(first.aliveObjects.map { object in
+                .object([("role", .string(object.role)), ("typeName", .string(object.typeName))])
+            })),
+            ("processName", .string(first.processName)),
+            ("pid", .uint(UInt64(first.pid))),
+            ("detachedAtNanos", .uint(first.detachedAtNanos)),
+            ("flaggedAtNanos", .uint(first.flaggedAtNanos)),
+            ("delayNanos", .uint(group.delayNanos)),
+            ("releasedAtNanos", .uint(first.releasedAtNanos)),
+            ("releaseDelayNanos", .uint(first.releaseDelayNanos)),
+            ("occurrences", .int(Int64(group.records.count))),
+            ("instances", .array(group.records.map { record in
+                .object([
+                    ("pid", .uint(UInt64(record.pid))),
+                    ("processName", .string(record.processName)),
+                    ("session", .uint(record.session.rawValue)),
+                    ("nodeID", .uint(record.nodeID)),
+                    ("detachedAtNanos", .uint(record.detachedAtNanos)),
+                    ("flaggedAtNanos", .uint(record.flaggedAtNanos)),
+                    ("releasedAtNanos", .uint(record.releasedAtNanos)),
+                ])
+            })),
+        ])
+    }
+
+    private static func entry(_ entry: Baseline.Entry) -> ReportJSONValue {
+        .object([
+            ("fingerprint", .string(entry.fingerprint)),
+            ("path", .string(entry.path?.text)),
+            ("reason", .string(entry.reason)),
+            ("line", .int(Int64(entry.line))),
+        ])
+    }
+}

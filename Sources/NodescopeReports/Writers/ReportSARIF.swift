@@ -1,0 +1,123 @@
+/// `check --sarif` and `leaks --format sarif`: SARIF 2.1.0 for code-scanning tools. The driver "nodescope" has three rules
+/// (node-leak, node-leak-unverified, node-late-release); each leak group is one result, at
+/// level error (new leak), warning (late release, or unverified; error with --strict) or note
+/// (known, with an external suppression carrying the baseline's reason). A result's
+/// `partialFingerprints["nodescopeFingerprint/v1"]` is the leak fingerprint, and its logical
+/// location is the node's path (`fullyQualifiedName` "A/B/C").
+public enum ReportSARIF {
+    static let rules: [(id: String, name: String, level: String, short: String, full: String)] = [
+        ("node-leak", "NodeLeak", "error",
+         "A detached node is still alive after the grace.",
+         "A node of the tree (flow, context, workers, view) still had live objects when the grace after its detach ran out. "
+            + "Something keeps a reference to it: a retain cycle, a long-lived object holding its context, a subscription that was not cancelled."),
+        ("node-leak-unverified", "NodeLeakUnverified", "warning",
+         "A detached node was alive when its process ended abnormally, within the grace.",
+         "The process ended (crash, kill, or exit without the exit hold) before the grace after the node's detach ran out, "
+            + "with some of its objects alive: whether they would have been released is unknown. It fails the gate only with --strict."),
+        ("node-late-release", "NodeLateRelease", "warning",
+         "A detached node was released, but only after the grace.",
+         "Every object of the node was released in the end, later than the grace after its detach. It is a warning: "
+            + "something holds the node longer than expected (a timer, a pending request)."),
+    ]
+
+    /// The SARIF log. A check run's invocation carries the command's exit code or signal and
+    /// whether the collector could report; a report of a collector carries the reading command
+    /// line and no result of any command.
+    public static func render(_ subject: ReportSubject) -> String {
+        let report = subject.report
+        var invocation: [(String, ReportJSONValue)] = [
+            ("executionSuccessful", .bool(subject.outcome?.collectorFailure == nil)),
+            ("commandLine", .string(subject.commandLine.joined(separator: " "))),
+            ("arguments", .array(subject.commandLine.map { .string($0) })),
+        ]
+        if let outcome = subject.outcome {
+            switch outcome.termination {
+            case let .exited(status):
+                invocation.append(("exitCode", .int(Int64(status))))
+            case let .signaled(signal):
+                invocation.append(("exitSignalName", .string(CheckTermination.name(of: signal))))
+                invocation.append(("exitSignalNumber", .int(Int64(signal))))
+            }
+        }
+        let driver: ReportJSONValue = .object([
+            ("name", .string("nodescope")),
+            ("rules", .array(rules.map { rule in
+                .object([
+                    ("id", .string(rule.id)),
+                    ("name", .string(rule.name)),
+                    ("shortDescription", .object([("text", .string(rule.short))])),
+                    ("fullDescription", .object([("text", .string(rule.full))])),
+                    ("defaultConfiguration", .object([("level", .string(rule.level))])),
+                    ("help", .object([("text", .string(
+                        "Find what keeps the node's alive objects (listed in the result) after its detach. "
+                            + "If the leak is accepted for now, add its fingerprint with a reason to the baseline file."))])),
+                ])
+            })),
+        ])
+        var properties: [(String, ReportJSONValue)] = [
+            ("graceNanos", .uint(report.graceNanos)),
+            ("strict", .bool(report.strict)),
+        ]
+        if let outcome = subject.outcome { properties.append(("exitCode", .int(Int64(outcome.exitCode)))) }
+        properties.append(("staleBaselineEntries", .array(report.staleEntries.map { .string($0.label) })))
+        let run: ReportJSONValue = .object([
+            ("tool", .object([("driver", driver)])),
+            ("invocations", .array([.object(invocation)])),
+            ("results", .array(report.groups.map { result($0, strict: report.strict) })),
+            ("properties", .object(properties)),
+        ])
+        return ReportJSONValue.object([
+            ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
+            ("version", .string("2.1.0")),
+            ("runs", .array([run])),
+        ]).rendered()
+    }
+
+    private static func result(_ group: LeakGroup, strict: Bool) -> ReportJSONValue {
+        let level: String
+        if group.isKnown {
+            level = "note"
+        } else {
+            switch group.verdict {
+            case .leaked: level = "error"
+            case .unverified: level = strict ? "error" : "warning"
+            case .lateRelease: level = "warning"
+            }
+        }
+        let what = "\(Vocabulary.phrase(group.verdict)): \(group.explanation)"
+        var text = "\(group.first.kind) \(group.pathText) \(what), in \(group.processesText). "
+            + "Alive: \(group.aliveText). Fingerprint \(group.fingerprint)"
+            + (group.records.count > 1 ? ", \(group.records.count) occurrences." : ".")
+        if let entry = group.baselineEntry { text += " Known (baseline): \(entry.reason)" }
+        let index = rules.firstIndex { $0.id == group.ruleID } ?? 0
+        var members: [(String, ReportJSONValue)] = [
+            ("ruleId", .string(group.ruleID)),
+            ("ruleIndex", .int(Int64(index))),
+            ("level", .string(level)),
+            ("message", .object([("text", .string(text))])),
+            ("locations", .array([.object([
+                ("logicalLocations", .array([.object([
+                    ("name", .string(group.path.last ?? "")),
+                    ("fullyQualifiedName", .string(group.pathText)),
+                    ("kind", .string("type")),
+                ])])),
+            ])])),
+            ("partialFingerprints", .object([("nodescopeFingerprint/v1", .string(group.fingerprint))])),
+            ("baselineState", .string(group.isKnown ? "unchanged" : "new")),
+        ]
+        if let entry = group.baselineEntry {
+            members.append(("suppressions", .array([.object([
+                ("kind", .string("external")),
+                ("status", .string("accepted")),
+                ("justification", .string(entry.reason)),
+            ])])))
+        }
+        members.append(("properties", .object([
+            ("occurrences", .int(Int64(group.records.count))),
+            ("processes", .array(group.records.map { .string("\($0.processName) [pid \($0.pid)]") })),
+            ("aliveObjects", .array(group.first.aliveObjects.map { .string("\($0.role) \($0.typeName)") })),
+            ("delayNanos", .uint(group.delayNanos)),
+        ])))
+        return .object(members)
+    }
+}
