@@ -97,7 +97,7 @@ extension SamplesTests {
             #expect(run.stderr.contains("usage: sample-nodes [options]"))
             let notANumber = try runAlone("sample-nodes", ["--nodes", "many"])
             #expect(notANumber.status == 2)
-            #expect(notANumber.stderr.hasPrefix("sample-nodes: --nodes needs a positive whole number, not 'many'\n"))
+            #expect(notANumber.stderr.hasPrefix("sample-nodes: --nodes needs a whole number from 1 to 10000000, not 'many'\n"))
         }
 
         @Test func runsItsScriptAndExitsWithNothingLeft() throws {

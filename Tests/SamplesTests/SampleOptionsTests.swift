@@ -27,8 +27,11 @@ import Testing
     @Test func refusesMistakesWithAMessageThatSaysWhatToDo() {
         #expect(throws: SampleOptions.UsageError(message: "unknown option '--bogus'")) { try parse(["--bogus"]).get() }
         #expect(throws: SampleOptions.UsageError(message: "--hold needs a value")) { try parse(["--hold"]).get() }
-        #expect(throws: SampleOptions.UsageError(message: "--hold needs a number of seconds, not 'soon'")) {
+        #expect(throws: SampleOptions.UsageError(message: "--hold needs a number of seconds from 0 to 31536000, not 'soon'")) {
             try parse(["--hold", "soon"]).get()
+        }
+        #expect(throws: SampleOptions.UsageError(message: "--hold needs a number of seconds from 0 to 31536000, not '1e20'")) {
+            try parse(["--hold", "1e20"]).get()
         }
         #expect(throws: SampleOptions.UsageError(message: "unknown leak kind 'worker'; the kinds are: retain-cycle, view")) {
             try parse(["--leak", "worker"]).get()
