@@ -34,11 +34,13 @@ public struct LeakReport: Sendable {
     /// The groups that fail a gate: new leaks, and new unverified nodes when strict.
     public var failingGroups: [LeakGroup] { groups.filter { $0.fails(strict: strict) } }
 
-    /// `2 leaked, 0 unverified, 1 released late` (known ones included).
+    /// `2 leaked, 0 unverified, 1 released late`: nodes, every occurrence counted, known ones
+    /// included.
     public var countsLine: String {
-        "\(groups.filter { $0.verdict == .leaked }.count) leaked, "
-            + "\(groups.filter { $0.verdict == .unverified }.count) unverified, "
-            + "\(groups.filter { $0.verdict == .lateRelease }.count) released late"
+        func nodes(_ verdict: LeakRecord.Verdict) -> Int {
+            groups.filter { $0.verdict == verdict }.reduce(0) { $0 + $1.records.count }
+        }
+        return "\(nodes(.leaked)) leaked, \(nodes(.unverified)) unverified, \(nodes(.lateRelease)) released late"
     }
 }
 

@@ -1,8 +1,8 @@
 import Foundation
 import ProcessTestSupport
 
-/// Runs a built executable of this package to completion, capturing standard output and
-/// standard error apart (ChildProcess keeps only standard output).
+/// Runs a built executable of this package to completion (through ``ChildProcess``, the one
+/// way tests start processes), with both of its outputs.
 struct CheckRunner {
     struct Result {
         var status: Int32
@@ -15,35 +15,9 @@ struct CheckRunner {
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], seconds: Double = 60
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable.hasPrefix("/")
-            ? URL(fileURLWithPath: executable) : ChildProcess.binDirectory.appendingPathComponent(executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "NODESCOPE_SOCKET")
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        // Both pipes are drained while the process runs, so that neither can fill up and stall it.
-        let collected = Collected()
-        stdout.fileHandleForReading.readabilityHandler = { collected.append($0.availableData, error: false) }
-        stderr.fileHandleForReading.readabilityHandler = { collected.append($0.availableData, error: true) }
-        try process.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
-        stdout.fileHandleForReading.readabilityHandler = nil
-        stderr.fileHandleForReading.readabilityHandler = nil
-        collected.append(stdout.fileHandleForReading.readDataToEndOfFile(), error: false)
-        collected.append(stderr.fileHandleForReading.readDataToEndOfFile(), error: true)
-        let (out, err) = collected.texts
-        return Result(status: process.terminationStatus, stdout: out, stderr: err)
+        let child = try ChildProcess(executable, arguments, environment: environment, absolutePath: executable.hasPrefix("/"))
+        let status = child.waitForExit(seconds: seconds)
+        return Result(status: status, stdout: child.stdout, stderr: child.stderr)
     }
 
     /// Runs `nodescope check ARGS`.
@@ -54,26 +28,6 @@ struct CheckRunner {
     /// The path of a built executable of this package.
     static func binary(_ name: String) -> String {
         ChildProcess.binDirectory.appendingPathComponent(name).path
-    }
-}
-
-/// Output gathered from two pipes' handlers (which run on other threads).
-private final class Collected: @unchecked Sendable {
-    // Only touched under `lock`.
-    private let lock = NSLock()
-    private var out = Data()
-    private var err = Data()
-
-    func append(_ data: Data, error: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        if error { err.append(data) } else { out.append(data) }
-    }
-
-    var texts: (String, String) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 }
 

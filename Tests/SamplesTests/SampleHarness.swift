@@ -106,26 +106,7 @@ struct FinishedRun {
 
 /// Runs `sample ARGS` alone (no collector: `NODESCOPE=off`) to its end, capturing both streams.
 func runAlone(_ sample: String, _ arguments: [String]) throws -> FinishedRun {
-    let process = Process()
-    process.executableURL = ChildProcess.binDirectory.appendingPathComponent(sample)
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment.removeValue(forKey: "NODESCOPE_SOCKET")
-    environment["NODESCOPE"] = "off"
-    process.environment = environment
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    // Both pipes are read to their end before waiting, so a full pipe cannot stall the sample.
-    nonisolated(unsafe) var errorData = Data()
-    let errorReader = Thread { errorData = stderr.fileHandleForReading.readDataToEndOfFile() }
-    errorReader.start()
-    let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while !errorReader.isFinished { Thread.sleep(forTimeInterval: 0.001) }
-    return FinishedRun(
-        status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-        stderr: String(decoding: errorData, as: UTF8.self))
+    let run = try ChildProcess(sample, arguments, environment: ["NODESCOPE": "off"])
+    let status = run.waitForExit(seconds: 60)
+    return FinishedRun(status: status, stdout: run.stdout, stderr: run.stderr)
 }

@@ -4,6 +4,13 @@ import NodescopeCollector
 import NodescopeReports
 import NodescopeControl
 import NodescopeServer
+import Subprocess
+import Synchronization
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
 /// `nodescope demo`: the quick start. Runs sample-nodes with a leak against an embedded
 /// collector, shows the tree live, then the leak report, and writes an SVG.
@@ -42,69 +49,76 @@ struct DemoCommand: AsyncParsableCommand {
         Terminal.write(
             "\(header): running sample-nodes\(leak == .none ? "" : " --leak \(leak.rawValue)"): "
                 + "launch, log in, browse, log out; \(leak == .none ? "nothing leaks" : "one node leaks")\n\n")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sample)
-        process.arguments = leakArguments + ["--pace", "150", "--hold", "1.5", "--quiet"]
-        // The sample's own leak log (the runtime's LeakDetector) would interleave with ours:
-        // keep its standard error, and show it only if the sample fails.
-        let errors = Pipe()
-        process.standardError = errors
-        var environment = ProcessInfo.processInfo.environment
-        environment["NODESCOPE_SOCKET"] = socket
-        process.environment = environment
+        let finished: ExecutionResult<(TreeView, [LeakRecord]), DiscardedOutput, SequenceOutput>
         do {
-            try process.run()
-        } catch {
-            await server.stop()
-            throw CLIError("cannot run \(sample): \(error)")
-        }
-        let pid = "\(process.processIdentifier)"
-
-        do {
-            let access = CollectorAccess(socketPath: socket, waitSeconds: 20, settings: .init())
-            let giveUp: () -> String? = {
-                guard !process.isRunning else { return nil }
-                let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                return "sample-nodes exited (status \(process.terminationStatus)) before connecting:\n\(text)"
-            }
-            let (view, leaks) = try await access.run(waitingFor: pid, giveUp: giveUp) { client in
-                var mirror: TreeMirror?
-                try await client.subscribe(pid) { view in
-                    mirror = TreeMirror(view)
-                    Terminal.write(Terminal.paint("── the tree as the sample starts ──\n", .gray))
-                    Terminal.write(TreeText.render(view))
-                    Terminal.write(Terminal.paint("\n── live: nodes as they attach, detach and leak ──\n", .gray))
-                } onChange: { change in
-                    switch change {
-                    case .objectAdded, .objectReleased, .statusChanged(_, .started), .statusChanged(_, .active),
-                         .statusChanged(_, .inactive), .statusChanged(_, .ended), .statusChanged(_, .attached):
-                        _ = mirror?.apply(change, at: Date())
-                    default:
-                        if let line = mirror?.apply(change, at: Date()) { Terminal.write(line + "\n") }
-                    }
-                    if case .sessionEnded = change { return false }
-                    return true
+            // The sample's own leak log (the runtime's LeakDetector) would interleave with ours:
+            // its standard error is kept, and shown only if it ends before connecting.
+            finished = try await Subprocess.run(
+                .path(FilePath(sample)), arguments: Arguments(leakArguments + ["--pace", "150", "--hold", "1.5", "--quiet"]),
+                environment: .inherit.updating(["NODESCOPE_SOCKET": socket]), input: .none, output: .discarded, error: .sequence
+            ) { execution in
+                let errors = SampleErrors()
+                async let drained: Void = errors.drain(execution.standardError)
+                do {
+                    let result = try await watch(pid: "\(execution.processIdentifier.value)", socket: socket, errors: errors)
+                    try await drained
+                    return result
+                } catch {
+                    try? execution.send(signal: .terminate)
+                    try? await drained
+                    throw error
                 }
-                return try await (
-                    client.request(.tree, argument: pid, as: TreeView.self),
-                    client.request(.leaks, argument: pid, as: [LeakRecord].self))
             }
-            process.waitUntilExit()
-            Terminal.write(Terminal.paint("\n── the tree when the sample exited ──\n", .gray))
-            Terminal.write(TreeText.render(view))
-            Terminal.write(Terminal.paint("\n── leak report ──\n", .gray))
-            let report = LeakReport(leaks: leaks, processes: [], graceNanos: 1_000_000_000)
-            Terminal.write(ReportText.render(.collector(report, commandLine: ["nodescope", "demo"]), colorful: Terminal.isColorful))
-            let svg = try TreeDiagram.draw(view, leaks: leaks, format: .svg).text
-            try OutputFile.write(svg, to: output)
-            Terminal.write(
-                "\n\(header): wrote \(output): the tree as a diagram" + (leaks.isEmpty ? "\n" : ", the leak in red\n"))
         } catch {
-            if process.isRunning { process.terminate() }
             await server.stop()
+            if let error = error as? SubprocessError { throw CLIError("cannot run \(sample): \(error)", underlying: error) }
             throw error
         }
         await server.stop()
+        let (view, leaks) = finished.closureResult
+        Terminal.write(Terminal.paint("\n── the tree when the sample exited ──\n", .gray))
+        Terminal.write(TreeText.render(view))
+        Terminal.write(Terminal.paint("\n── leak report ──\n", .gray))
+        let report = LeakReport(leaks: leaks, processes: [], graceNanos: 1_000_000_000)
+        Terminal.write(ReportText.render(.collector(report, commandLine: ["nodescope", "demo"]), colorful: Terminal.isColorful))
+        guard !view.nodes.isEmpty else {
+            Terminal.write("\n\(header): every node was released, so there is no tree left to draw\n")
+            return
+        }
+        let svg = try TreeDiagram.draw(view, leaks: leaks, format: .svg).text
+        try OutputFile.write(svg, to: output)
+        Terminal.write(
+            "\n\(header): wrote \(output): the tree as a diagram" + (leaks.isEmpty ? "\n" : ", the leak in red\n"))
+    }
+
+    /// Shows the sample's tree live until it ends, and returns its last tree and its leaks.
+    private func watch(pid: String, socket: String, errors: SampleErrors) async throws -> (TreeView, [LeakRecord]) {
+        let access = CollectorAccess(socketPath: socket, waitSeconds: 20, settings: .init())
+        let giveUp: () -> String? = {
+            errors.hasEnded ? "sample-nodes exited before connecting:\n\(errors.text)" : nil
+        }
+        return try await access.run(waitingFor: pid, giveUp: giveUp) { client in
+            var mirror: TreeMirror?
+            try await client.subscribe(pid) { view in
+                mirror = TreeMirror(view)
+                Terminal.write(Terminal.paint("── the tree as the sample starts ──\n", .gray))
+                Terminal.write(TreeText.render(view))
+                Terminal.write(Terminal.paint("\n── live: nodes as they attach, detach and leak ──\n", .gray))
+            } onChange: { change in
+                switch change {
+                case .objectAdded, .objectReleased, .statusChanged(_, .started), .statusChanged(_, .active),
+                     .statusChanged(_, .inactive), .statusChanged(_, .ended), .statusChanged(_, .attached):
+                    _ = mirror?.apply(change, at: Date())
+                default:
+                    if let line = mirror?.apply(change, at: Date()) { Terminal.write(line + "\n") }
+                }
+                if case .sessionEnded = change { return false }
+                return true
+            }
+            return try await (
+                client.request(.tree, argument: pid, as: TreeView.self),
+                client.request(.leaks, argument: pid, as: [LeakRecord].self))
+        }
     }
 
     /// sample-nodes is built next to this executable by `swift build`.
@@ -117,6 +131,26 @@ struct DemoCommand: AsyncParsableCommand {
         }
         return candidate
     }
+}
+
+/// The sample's standard error, read while it runs: shown if it ends before connecting. Its
+/// end (the pipe closing) is how the demo learns that the sample has exited.
+private final class SampleErrors: Sendable {
+    private let state = Mutex<(bytes: [UInt8], ended: Bool)>(([], false))
+
+    /// Reads `stream` to its end.
+    func drain(_ stream: SubprocessOutputSequence) async throws {
+        defer { state.withLock { $0.ended = true } }
+        for try await buffer in stream {
+            buffer.withUnsafeBytes { bytes in state.withLock { $0.bytes.append(contentsOf: bytes.prefix(65_536)) } }
+        }
+    }
+
+    /// Whether the sample's standard error has closed (it exited).
+    var hasEnded: Bool { state.withLock { $0.ended } }
+
+    /// What the sample wrote.
+    var text: String { state.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
 }
 
 /// A private (0700) temporary directory for a collector's socket.
