@@ -15,7 +15,8 @@ private final class PlainFlow: AbstractFlow<PlainContext, HeadlessViewController
 
 /// Something long-lived that keeps what it is given: how a test makes a leak.
 private final class Keeper: @unchecked Sendable {
-    // `objects` is only touched under `lock`.
+    // Unchecked because it keeps non-Sendable objects (a flow's context, a view), which is the
+    // point of it, and a Mutex would only take them `sending`; `objects` is only touched under `lock`.
     private let lock = NSLock()
     private var objects: [AnyObject] = []
 

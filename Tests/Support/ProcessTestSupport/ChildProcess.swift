@@ -2,7 +2,8 @@ import Foundation
 
 /// Runs the test executables (test-host, test-listener) as real child processes.
 public final class ChildProcess: @unchecked Sendable {
-    // Only the reading thread appends to `output`, under `lock`.
+    // Unchecked because it owns a Foundation `Process`, which is not Sendable (its handlers run
+    // on other threads); the outputs are only touched under `lock`.
     /// The underlying process.
     public let process = Process()
     private let pipe = Pipe()
