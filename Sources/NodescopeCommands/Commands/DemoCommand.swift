@@ -5,12 +5,8 @@ import NodescopeReports
 import NodescopeControl
 import NodescopeServer
 import Subprocess
-import Synchronization
-#if canImport(System)
-import System
-#else
 import SystemPackage
-#endif
+import Synchronization
 
 /// `nodescope demo`: the quick start. Runs sample-nodes with a leak against an embedded
 /// collector, shows the tree live, then the leak report, and writes an SVG.
