@@ -138,6 +138,7 @@ let package = Package(
                 "NodescopeServer", "NodescopeControl", "NodescopeCollector", "NodescopeWire",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector"]),
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),

@@ -51,9 +51,6 @@ public final class CollectorServer: Service, Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.allowRemoteHalfClosure, value: false)
-            // Room for bursts of events to a subscriber; past it, a subscriber that does not
-            // read is disconnected (see CollectorHub.publish).
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 8 << 20))
             .childChannelInitializer { channel in
                 PeerCredentials.of(channel).flatMapThrowing { credentials in
                     try channel.pipeline.syncOperations.addHandler(

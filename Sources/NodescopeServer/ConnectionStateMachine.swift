@@ -3,6 +3,7 @@ import NodescopeWire
 /// The decisions of one connection, without I/O: what each incoming message means given what
 /// the peer has said so far. The handler performs the returned action.
 struct ConnectionStateMachine {
+    /// What the peer has said so far.
     enum State: Equatable {
         case awaitingHello
         case host(goodbye: GoodbyeReason?)
@@ -10,6 +11,7 @@ struct ConnectionStateMachine {
         case closed
     }
 
+    /// What the handler does with a message.
     enum Action: Equatable {
         /// A host said hello: open its session and accept it.
         case acceptHost(Hello)

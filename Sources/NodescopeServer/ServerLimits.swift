@@ -6,6 +6,9 @@ public struct ServerLimits: Sendable, Equatable {
     /// How many answer bytes may wait for one client to read them. A client that sends a
     /// request while more than this is waiting is disconnected. Default 64 MiB.
     public var maxPendingClientBytes: Int
+    /// How many bytes may wait for a subscriber to read them when the next change of its
+    /// process is due; beyond it the subscriber is disconnected. Default 8 MiB.
+    public var maxPendingSubscriberBytes: Int
     /// How long a peer may take to say hello, in nanoseconds. Default 5 s.
     public var helloDeadlineNanos: Int64
     /// How long one frame may stay incomplete once its first byte has arrived, in nanoseconds.
@@ -14,11 +17,12 @@ public struct ServerLimits: Sendable, Equatable {
 
     /// Limits with the defaults described on each property.
     public init(
-        maxConnections: Int = 1_024, maxPendingClientBytes: Int = 64 << 20,
+        maxConnections: Int = 1_024, maxPendingClientBytes: Int = 64 << 20, maxPendingSubscriberBytes: Int = 8 << 20,
         helloDeadlineNanos: Int64 = 5_000_000_000, frameDeadlineNanos: Int64 = 10_000_000_000
     ) {
         self.maxConnections = maxConnections
         self.maxPendingClientBytes = maxPendingClientBytes
+        self.maxPendingSubscriberBytes = maxPendingSubscriberBytes
         self.helloDeadlineNanos = helloDeadlineNanos
         self.frameDeadlineNanos = frameDeadlineNanos
     }

@@ -5,8 +5,9 @@ import NodescopeCollector
 import NodescopeWire
 
 /// One connection, host or client: decodes frames with the wire's incremental decoder, asks
-/// the connection's state machine what each means, and calls the hub. A bad frame closes this
-/// connection only, with one logged line that names the peer and the reason.
+/// the connection's state machine what each means, and calls the hub with the event loop's
+/// time. A bad frame closes this connection only, with one logged line that names the peer and
+/// the reason; so does every other close that the collector decides (deadlines, slow clients).
 final class WireConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -19,6 +20,8 @@ final class WireConnectionHandler: ChannelInboundHandler {
     /// of another version that cannot be decoded.
     private var streamStart: [UInt8] = []
     private var session: SessionID?
+    /// The hub's name for this connection, from the moment it is open.
+    private var connection: ConnectionID?
     /// Who the peer said it is (pid and name from its hello).
     private var hello: Hello?
     private var logger: Logger
@@ -47,8 +50,9 @@ final class WireConnectionHandler: ChannelInboundHandler {
     }
 
     private func opened(_ context: ChannelHandlerContext) {
-        guard helloTimeout == nil else { return }
-        hub.value.connectionOpened(context.channel)
+        guard connection == nil else { return }
+        // The hub keeps this until the connection closes (channelInactive).
+        connection = hub.value.connectionOpened(context.channel) { reason in self.close(context, reason: reason) }
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
         let deadline = limits.helloDeadlineNanos
         helloTimeout = context.eventLoop.scheduleTask(in: .nanoseconds(deadline)) {
@@ -61,6 +65,8 @@ final class WireConnectionHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
+        // Everything in one read arrived at once: one reading of the loop's clock serves it all.
+        let now = Self.now(context)
         if machine.state == .awaitingHello, streamStart.count < Hello.versionPrefixBytes {
             streamStart += buffer.getBytes(
                 at: buffer.readerIndex, length: min(buffer.readableBytes, Hello.versionPrefixBytes - streamStart.count)) ?? []
@@ -74,7 +80,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
                 if machine.state == .awaitingHello {
                     perform(
                         machine.undecodableFirstFrame(error, announcedVersion: Hello.announcedVersion(inStreamStart: streamStart)),
-                        context: context)
+                        context: context, now: now)
                 } else {
                     close(context, reason: "malformed frame: \(error.message)")
                 }
@@ -82,7 +88,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
             }
             guard let message else { break }
             framesDecoded &+= 1
-            perform(machine.received(message), context: context)
+            perform(machine.received(message), context: context, now: now)
         }
         watchForStalledFrame(context)
     }
@@ -117,7 +123,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext) {
+    private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext, now: UInt64) {
         let hub = self.hub.value
         switch action {
         case let .acceptHost(hello):
@@ -125,38 +131,39 @@ final class WireConnectionHandler: ChannelInboundHandler {
             guard admit(context) else { return }
             let session = hub.openHost(
                 hello, clocks: TimeNamespace.relation(toPeer: peer?.pid),
-                processStartedAt: ProcessStart.monotonicNanos(ofPeer: peer?.pid))
+                processStartedAt: ProcessStart.monotonicNanos(ofPeer: peer?.pid), now: now)
             self.session = session
             logger[metadataKey: "session"] = "\(session)"
             let settings = hub.collector.settings
             reply(.helloAccepted(HelloAccepted(
                 graceNanos: settings.graceNanos, holdExit: settings.holdExit,
-                collectorMonotonicNanos: CollectorHub.now())), context: context)
+                collectorMonotonicNanos: now)), context: context)
         case let .acceptClient(hello):
             self.hello = hello
             guard admit(context) else { return }
             reply(.helloAccepted(HelloAccepted(
                 graceNanos: hub.collector.settings.graceNanos, holdExit: false,
-                collectorMonotonicNanos: CollectorHub.now())), context: context)
+                collectorMonotonicNanos: now)), context: context)
         case let .refuse(code, reason):
             refuse(code, reason, context: context)
         case let .ingest(message):
             guard let session else { return }
-            if let violation = hub.ingest(message, session: session) {
+            if let violation = hub.ingest(message, session: session, now: now) {
                 close(context, reason: violation.message)
                 return
             }
             if case let .goodbye(reason) = message {
                 // The session ends at its goodbye: nothing after it is read.
-                hub.endHost(session, normally: true)
+                hub.endHost(session, normally: true, now: now)
                 self.session = nil
                 logger.debug("host said goodbye (\(reason))")
                 closing = true
                 context.close(promise: nil)
             }
         case let .request(request):
-            if !hub.handle(request, from: context.channel) {
-                close(context, reason: "the client does not read its answers (over \(limits.maxPendingClientBytes) bytes waiting)")
+            guard let connection else { return }
+            if case let .disconnect(reason) = hub.handle(request, from: connection) {
+                close(context, reason: reason)
             }
         case .ignore:
             break
@@ -192,13 +199,12 @@ final class WireConnectionHandler: ChannelInboundHandler {
         helloTimeout?.cancel()
         frameTimeout?.cancel()
         let hub = self.hub.value
-        hub.connectionClosed(context.channel)
+        if let connection { hub.connectionClosed(connection) }
+        connection = nil
         if let session {
             // Without a goodbye (which ends the session as it is read), the end is abnormal.
-            hub.endHost(session, normally: false)
+            hub.endHost(session, normally: false, now: Self.now(context))
             self.session = nil
-        } else {
-            hub.clientClosed(context.channel)
         }
         context.fireChannelInactive()
     }
@@ -232,6 +238,12 @@ final class WireConnectionHandler: ChannelInboundHandler {
         closing = true
         logger.warning("closing \(peerName): \(reason)")
         context.close(promise: nil)
+    }
+
+    /// The event loop's clock in nanoseconds: `CLOCK_MONOTONIC` on a real loop, the manual
+    /// clock of an `EmbeddedEventLoop` in tests.
+    private static func now(_ context: ChannelHandlerContext) -> UInt64 {
+        context.eventLoop.now.uptimeNanoseconds
     }
 
     private static func seconds(_ nanos: Int64) -> String {
