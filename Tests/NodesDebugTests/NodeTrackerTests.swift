@@ -95,6 +95,28 @@ struct NodeTrackerTests {
         #expect(tracker.snapshot().renderedText() == "Router Leaky [detached] {router}")
     }
 
+    /// What an exit hold waits for: only detached nodes with an object alive. A released parent
+    /// kept for its pending child's path (and, once the child leaks, for the ghost's path)
+    /// awaits nothing; when the child goes, nothing is left to wait for.
+    @Test func aReleasedParentKeptForItsChildsPathAwaitsNoRelease() {
+        let tracker = NodeTracker()
+        tracker.startRecording()
+        var parent: Router? = Router()
+        var parentContext: ReportingObject? = ReportingObject()
+        var child: Router? = Router()
+        let parentID = tracker.attach(parent!, role: .router, parent: nil, kind: .router, name: "Parent")
+        tracker.watch(parentContext!, role: .interactor, in: parentID)
+        let childID = tracker.attach(child!, role: .router, parent: parentID, kind: .router, name: "Child")
+        tracker.detach(parentID)
+        parent = nil
+        parentContext = nil
+        #expect(tracker.snapshot().nodes.map(\.id) == [parentID, childID], "the parent names the child's path")
+        #expect(tracker.detachedAwaitingRelease().map(\.node) == [childID])
+        child = nil
+        #expect(tracker.detachedAwaitingRelease().isEmpty)
+        #expect(tracker.snapshot().nodes.isEmpty)
+    }
+
     @Test func idsAreNeverReusedEvenWhenIdentitiesAre() {
         let tracker = NodeTracker()
         tracker.startRecording()
