@@ -1,0 +1,323 @@
+@testable import NodesDebug
+import NodescopeWire
+import Testing
+
+/// The agent's rules, on a manual clock: simulated seconds, real microseconds.
+@Suite("The agent's link on a manual clock")
+struct AgentLinkTests {
+    typealias Simulation = LinkSimulation
+    let ms = LinkSimulation.millisecond
+    let second = LinkSimulation.second
+
+    func at(_ offset: UInt64) -> UInt64 { Simulation.start(plus: offset) }
+
+    /// A simulation whose collector accepts with a grace of 1 s, holding the exit if asked.
+    func connected(holdsExit: Bool, exitFlushNanos: UInt64? = nil) -> Simulation {
+        var simulation = Simulation(exitFlushNanos: exitFlushNanos)
+        simulation.answer = .accepted(graceNanos: second, holdsExit: holdsExit)
+        return simulation
+    }
+
+    // MARK: Finding the collector
+
+    @Test func aCollectorThatAppearsIsJoinedWithinASecond() throws {
+        var simulation = Simulation()
+        let appears = at(2_300 * ms)
+        simulation.socketAppearsAt = appears
+        simulation.run(until: at(10 * second))
+        let connect = try #require(simulation.firstTime(of: \.isConnect))
+        #expect(connect >= appears && connect - appears <= second)
+        // Meanwhile it looks at the path twice a second: never slower, and no busier.
+        let looks = simulation.times(of: \.isExamine).filter { $0 < appears }
+        #expect(looks.count >= 4)
+        #expect(zip(looks, looks.dropFirst()).allSatisfy { $1 - $0 >= 500 * ms && $1 - $0 <= second })
+    }
+
+    @Test func aRefusalIsLoggedOnceAndTheCollectorAskedAgainEveryTenSeconds() {
+        var simulation = Simulation()
+        simulation.answer = .refused("this collector speaks protocol version 2, the host sent 1")
+        simulation.run(until: at(61 * second))
+        #expect(simulation.logs == [
+            "the collector at /run/nodescope/c.sock refused this process: this collector speaks protocol version 2, the host sent 1",
+        ])
+        let attempts = simulation.times(of: \.isConnect)
+        #expect(attempts.count == 7)
+        #expect(zip(attempts, attempts.dropFirst()).allSatisfy { $1 - $0 >= 10 * second && $1 - $0 < 11 * second })
+    }
+
+    @Test func anUntrustedSocketIsLoggedOnceAndNothingIsSent() {
+        var simulation = Simulation()
+        simulation.connectOutcome = .untrusted("/run/nodescope is writable by others")
+        simulation.run(until: at(30 * second))
+        #expect(simulation.logs == [
+            "not connecting to /run/nodescope/c.sock: /run/nodescope is writable by others; "
+                + "start your own collector (nodescope daemon)",
+        ])
+        #expect(simulation.times { if case .sendHello = $0 { true } else { false } }.isEmpty)
+        // The same file is tried again every 5 s, in case its owner fixes it.
+        let attempts = simulation.times(of: \.isConnect)
+        #expect(attempts.count == 6)
+        #expect(zip(attempts, attempts.dropFirst()).allSatisfy { $1 - $0 >= 5 * second && $1 - $0 < 6 * second })
+    }
+
+    @Test func aSocketFileThatFailedIsTriedAgainAtOnceWhenItChanges() throws {
+        var simulation = Simulation()
+        simulation.connectOutcome = .failed
+        simulation.run(until: at(3 * second))
+        #expect(simulation.times(of: \.isConnect).count == 1, "a stale file is left alone for 5 s")
+        let replaced = simulation.now
+        simulation.socketFile = .init(inode: 2, modified: 9)
+        simulation.connectOutcome = .connected
+        simulation.run(until: at(4 * second))
+        let connect = try #require(simulation.firstTime(from: replaced, of: \.isConnect))
+        #expect(connect - replaced <= 500 * ms)
+        #expect(simulation.link.phase == .streaming)
+    }
+
+    @Test func aSocketPathTooLongIsLoggedOnceAndNeverUsed() {
+        var simulation = Simulation(socketPath: "/" + String(repeating: "d", count: 120) + "/c.sock")
+        simulation.run(until: at(300 * second))
+        #expect(simulation.logs.count == 1)
+        #expect(simulation.logs.first?.hasSuffix("set NODESCOPE_SOCKET to a shorter path") == true)
+        #expect(simulation.times(of: \.isExamine).isEmpty)
+    }
+
+    @Test func aCollectorThatNeverAnswersIsGivenThirtySecondsThenLeftAloneUntilItsFileChanges() throws {
+        var simulation = Simulation()
+        simulation.answerDelay = nil
+        simulation.run(until: at(50 * second))
+        let hello = try #require(simulation.firstTime { if case .sendHello = $0 { true } else { false } })
+        let closed = try #require(simulation.firstTime { if case .close = $0 { true } else { false } })
+        #expect(closed - hello >= 30 * second && closed - hello < 30 * second + 200 * ms)
+        let retry = try #require(simulation.firstTime(from: closed, of: \.isConnect))
+        #expect(retry - closed >= 5 * second && retry - closed < 6 * second)
+        #expect(simulation.logs.isEmpty)
+    }
+
+    @Test func aCollectorThatAnswersLateIsStillJoined() throws {
+        var simulation = Simulation()
+        simulation.answerDelay = 3 * second
+        simulation.run(until: at(5 * second))
+        let accepted = try #require(simulation.firstTime { $0 == .announceConnected })
+        #expect(accepted >= at(3 * second) && accepted < at(3 * second + 200 * ms))
+        #expect(simulation.times(of: \.isConnect).count == 1)
+    }
+
+    // MARK: The stream
+
+    @Test func everyConnectionOpensWithASnapshotThatAHeartbeatVouchesFor() throws {
+        var simulation = Simulation()
+        simulation.run(until: at(50 * ms))
+        let opened = try #require(simulation.firstTime { $0 == .announceConnected })
+        // The time to vouch for is read (and the weak references polled) before the queue is
+        // taken, so every event stamped before it is in the snapshot or the events after it.
+        #expect(simulation.actions(from: opened).prefix(8).map(\.name) == [
+            "announceConnected", "pollReleases", "takeEvents", "sendSnapshot", "sendHeartbeat", "sendEvents",
+            "write", "readIncoming",
+        ])
+        let polled = try #require(simulation.firstTime { $0 == .pollReleases })
+        #expect(simulation.heartbeats.first?.vouched == polled)
+    }
+
+    @Test func eventsLostToAFullQueueAreCountedAndFollowedByASnapshot() {
+        var simulation = Simulation()
+        simulation.run(until: at(200 * ms))
+        simulation.dropsAtNextTake = 3
+        simulation.otherEvent(at: at(210 * ms))
+        simulation.run(until: at(400 * ms))
+        #expect(simulation.trace.map(\.action).filter(\.isSnapshot) == [.sendSnapshot(dropped: 0), .sendSnapshot(dropped: 3)])
+    }
+
+    @Test func aLostConnectionIsReplacedAtOnceAndStartsWithASnapshot() throws {
+        var simulation = Simulation()
+        simulation.run(until: at(300 * ms))
+        simulation.failingWrites = 1
+        simulation.otherEvent(at: at(310 * ms))
+        simulation.run(until: at(second))
+        let lost = try #require(simulation.firstTime { if case .close = $0 { true } else { false } })
+        let reconnect = try #require(simulation.firstTime(from: lost, of: \.isConnect))
+        #expect(reconnect - lost < ms)
+        #expect(simulation.times { $0 == .announceConnected }.count == 2)
+        #expect(simulation.times(of: \.isSnapshot).count == 2)
+    }
+
+    @Test func heartbeatsGoOutEvery50msWhileAGraceIsPendingAndOnlyThen() throws {
+        var simulation = Simulation()
+        simulation.run(until: at(2 * second))
+        #expect(simulation.heartbeats.count == 1, "only the one after the opening snapshot")
+        let detached = at(2 * second + 10 * ms)
+        simulation.detach(at: detached, releasedAt: nil)
+        simulation.run(until: at(6 * second))
+        let beats = simulation.heartbeats.dropFirst().map(\.time)
+        #expect(beats.count == 20)
+        #expect(zip(beats, beats.dropFirst()).allSatisfy { $1 - $0 >= 50 * ms && $1 - $0 < 51 * ms })
+        // The last one vouches past the grace's end; then nothing is pending and it is quiet.
+        let last = try #require(simulation.heartbeats.last)
+        #expect(last.vouched >= detached + second && last.time < detached + second + 60 * ms)
+    }
+
+    // MARK: Exit
+
+    @Test func theExitHoldEndsAtOnceWhenNothingAwaitsRelease() throws {
+        var simulation = connected(holdsExit: true)
+        simulation.detach(at: at(100 * ms), releasedAt: at(150 * ms))
+        let exit = at(500 * ms)
+        simulation.exitAt = exit
+        simulation.run(until: at(5 * second))
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.reason == .normalExit)
+        #expect(goodbye.time - exit < 2 * ms)
+        #expect(simulation.times(of: \.isInspect).count == 1, "one look, no wait")
+    }
+
+    @Test func theExitHoldWaitsForARecentDetachUntilItIsReleased() throws {
+        var simulation = connected(holdsExit: true)
+        let released = at(800 * ms)
+        simulation.detach(at: at(300 * ms), releasedAt: released)
+        simulation.exitAt = at(500 * ms)
+        simulation.run(until: at(5 * second))
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.reason == .normalExit)
+        #expect(goodbye.time >= released && goodbye.time - released < 5 * ms)
+    }
+
+    @Test func theExitHoldLastsOneGraceAtMost() throws {
+        var simulation = connected(holdsExit: true)
+        let exit = at(500 * ms)
+        simulation.detach(at: exit - ms, releasedAt: nil)
+        simulation.exitAt = exit
+        simulation.run(until: at(5 * second))
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.reason == .normalExit)
+        #expect(goodbye.time >= exit - ms + second && goodbye.time < exit + second + 5 * ms)
+    }
+
+    @Test func aGraceThatHasRunOutHoldsNothing() throws {
+        var simulation = connected(holdsExit: true)
+        simulation.detach(at: at(100 * ms), releasedAt: nil)
+        let exit = at(3 * second)
+        simulation.exitAt = exit
+        simulation.run(until: at(10 * second))
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.time - exit < 2 * ms)
+    }
+
+    @Test func withoutTheCollectorsAskingAnExitIsNotHeld() throws {
+        var simulation = connected(holdsExit: false)
+        let exit = at(500 * ms)
+        simulation.detach(at: exit - 10 * ms, releasedAt: nil)
+        simulation.exitAt = exit
+        simulation.run(until: at(5 * second))
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.reason == .normalExit)
+        #expect(goodbye.time - exit < 2 * ms)
+    }
+
+    @Test func aFlushThatCompletesVouchesForTheExitAndSaysNormalExit() throws {
+        var simulation = connected(holdsExit: false)
+        simulation.run(until: at(300 * ms))
+        let exit = at(400 * ms)
+        for offset: UInt64 in [1, 2, 3] { simulation.otherEvent(at: exit - offset * ms) }
+        simulation.exitAt = exit
+        simulation.run(until: at(5 * second))
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.reason == .normalExit)
+        let lastBeat = try #require(simulation.heartbeats.last)
+        #expect(lastBeat.vouched >= exit && lastBeat.time <= goodbye.time)
+        #expect(simulation.finishedAt != nil)
+    }
+
+    @Test func aStalledCollectorCutsTheFlushAtItsBoundAndTheGoodbyeSaysSo() throws {
+        var simulation = connected(holdsExit: false, exitFlushNanos: 200 * ms)
+        simulation.run(until: at(300 * ms))
+        simulation.writeOutcome = .partly
+        simulation.otherEvent(at: at(310 * ms))
+        let exit = at(400 * ms)
+        simulation.exitAt = exit
+        simulation.run(until: at(5 * second))
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.reason == .flushIncomplete)
+        #expect(goodbye.time >= exit + 200 * ms && goodbye.time < exit + 260 * ms)
+    }
+
+    @Test func theFlushIsBoundedByOneSecondOrTenWhenTheExitIsHeld() throws {
+        for (holdsExit, bound) in [(false, second), (true, 10 * second)] {
+            var simulation = connected(holdsExit: holdsExit)
+            simulation.run(until: at(300 * ms))
+            simulation.writeOutcome = .partly
+            simulation.otherEvent(at: at(310 * ms))
+            let exit = at(400 * ms)
+            simulation.exitAt = exit
+            simulation.run(until: at(30 * second))
+            let goodbye = try #require(simulation.goodbye)
+            #expect(goodbye.reason == .flushIncomplete)
+            #expect(goodbye.time >= exit + bound && goodbye.time < exit + bound + 60 * ms)
+        }
+    }
+
+    @Test func theExitSaysByWhenItWillBeOver() throws {
+        var simulation = connected(holdsExit: true)
+        simulation.detach(at: at(450 * ms), releasedAt: nil)
+        let exit = at(500 * ms)
+        simulation.exitAt = exit
+        simulation.run(until: at(600 * ms))
+        // One grace of hold, the held exit's flush bound, and the goodbye's wait.
+        let deadline = try #require(simulation.link.exitDeadline)
+        #expect(deadline >= exit + 11 * second + 50 * ms && deadline < exit + 11 * second + 52 * ms)
+    }
+
+    @Test func anExitRightAfterTheStartWaitsForTheFirstConnectionWhenASocketWasNamed() throws {
+        var simulation = Simulation()
+        simulation.answerDelay = 20 * ms
+        simulation.exitAt = at(0)
+        simulation.run(until: at(5 * second))
+        #expect(simulation.goodbye?.reason == .normalExit)
+        #expect(simulation.times(of: \.isSnapshot).count == 1, "the nodes are judged")
+    }
+
+    @Test func theFirstConnectionIsWaitedForOnlyWithinTheFlushBound() throws {
+        var simulation = Simulation()
+        simulation.answerDelay = 5 * second
+        simulation.exitAt = at(0)
+        simulation.run(until: at(10 * second))
+        let finished = try #require(simulation.finishedAt)
+        #expect(finished >= at(second) && finished < at(second + 200 * ms))
+        #expect(simulation.goodbye == nil)
+    }
+
+    @Test func aHostWatchingTheDefaultPathDoesNotWaitAtExit() throws {
+        var simulation = Simulation(mode: .watchDefault)
+        simulation.answerDelay = 20 * ms
+        simulation.exitAt = at(0)
+        simulation.run(until: at(5 * second))
+        let finished = try #require(simulation.finishedAt)
+        #expect(finished < at(ms))
+        #expect(simulation.times { $0 == .announceConnected }.isEmpty)
+    }
+
+    // MARK: Stop
+
+    @Test func aStoppedAgentSaysGoodbyeAgentDisabledAndEnds() throws {
+        var simulation = Simulation()
+        simulation.stopAt = at(300 * ms)
+        simulation.run(until: at(5 * second))
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.reason == .agentDisabled)
+        #expect(goodbye.time - at(300 * ms) < ms)
+        #expect(simulation.finishedAt != nil)
+    }
+
+    @Test func anAgentStoppedWhileDisconnectedEndsWithoutAGoodbye() {
+        var simulation = Simulation()
+        simulation.socketAppearsAt = nil
+        simulation.stopAt = at(1_200 * ms)
+        simulation.run(until: at(5 * second))
+        #expect(simulation.goodbye == nil)
+        #expect(simulation.finishedAt.map { $0 - at(1_200 * ms) < ms } == true)
+    }
+}
+
+extension AgentLink.Action {
+    /// The action's case name, such as `sendHeartbeat`.
+    var name: String { String(String(describing: self).prefix { $0 != "(" }) }
+}

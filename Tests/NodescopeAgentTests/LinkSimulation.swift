@@ -1,0 +1,241 @@
+@testable import NodesDebug
+import NodescopeWire
+
+/// The agent's writer thread played in a simulated world on a manual clock: it performs what
+/// ``AgentLink`` asks against scripted facts (when the socket appears, what the collector
+/// answers, how much the socket takes, what the app detaches and releases) and records every
+/// action with its time. Simulated seconds take microseconds.
+struct LinkSimulation {
+    static let millisecond: UInt64 = 1_000_000
+    static let second: UInt64 = 1_000_000_000
+
+    /// One thing the app does at a given time.
+    struct AppEvent {
+        var at: UInt64
+        var isDetach: Bool
+    }
+
+    /// A node detached at `detachedAt` whose objects are released at `releasedAt` (nil: never).
+    struct DetachedNode {
+        var detachedAt: UInt64
+        var releasedAt: UInt64?
+    }
+
+    private(set) var link: AgentLink
+    /// The manual clock, in host nanoseconds.
+    private(set) var now: UInt64 = 100 * second
+
+    // MARK: The world
+
+    /// When the socket file appears (nil: never).
+    var socketAppearsAt: UInt64? = 0
+    /// The socket file found at the path.
+    var socketFile = AgentLink.SocketFile(inode: 1, modified: 1)
+    /// How a connect ends.
+    var connectOutcome = AgentLink.ConnectOutcome.connected
+    /// The collector's answer to each hello, and how long after the hello it comes (nil: never).
+    var answer = AgentLink.Answer.accepted(graceNanos: second, holdsExit: false)
+    var answerDelay: UInt64? = millisecond
+    /// How much of each write the socket takes.
+    var writeOutcome = AgentLink.WriteOutcome.all
+    /// How many of the next writes fail (the collector goes away), before `writeOutcome` holds.
+    var failingWrites = 0
+    /// Events the next take reports as dropped.
+    var dropsAtNextTake: UInt64 = 0
+    /// When the process exits normally, and when the agent is stopped.
+    var exitAt: UInt64?
+    var stopAt: UInt64?
+
+    // MARK: The record
+
+    /// Every action the link asked for, with the time it was asked.
+    private(set) var trace: [(time: UInt64, action: AgentLink.Action)] = []
+    /// The lines logged.
+    private(set) var logs: [String] = []
+    /// The heartbeats written: when, and the time each vouched for.
+    private(set) var heartbeats: [(time: UInt64, vouched: UInt64)] = []
+    /// The goodbye said, and when.
+    private(set) var goodbye: (reason: GoodbyeReason, time: UInt64)?
+    /// When the writer finished.
+    private(set) var finishedAt: UInt64?
+
+    // MARK: Internals
+
+    private var appEvents: [AppEvent] = []
+    private var nodes: [DetachedNode] = []
+    private var sequence: UInt64 = 0
+    private var connected = false
+    private var queue: [(sequence: UInt64, event: AppEvent)] = []
+    private var batch: [(sequence: UInt64, event: AppEvent)] = []
+    private var helloSentAt: UInt64 = 0
+    /// The action to perform when the run goes on.
+    private var next: AgentLink.Action?
+    private var stopFed = false
+    private var exitFed = false
+
+    /// A simulation of an agent whose socket is `socketPath`, named explicitly unless `mode` says.
+    init(
+        mode: AgentSettings.Mode = .explicit, socketPath: String = "/run/nodescope/c.sock", exitFlushNanos: UInt64? = nil
+    ) {
+        link = AgentLink(settings: AgentSettings(mode: mode, socketPath: socketPath, exitFlushNanos: exitFlushNanos))
+    }
+
+    /// `offset` after the simulation's start.
+    static func start(plus offset: UInt64) -> UInt64 { 100 * second + offset }
+
+    /// The app detaches a node at `at`; its objects are released at `releasedAt` (nil: never).
+    mutating func detach(at: UInt64, releasedAt: UInt64?) {
+        appEvents.append(AppEvent(at: at, isDetach: true))
+        nodes.append(DetachedNode(detachedAt: at, releasedAt: releasedAt))
+        if let releasedAt { appEvents.append(AppEvent(at: releasedAt, isDetach: false)) }
+    }
+
+    /// The app does something other than a detach at `at`.
+    mutating func otherEvent(at: UInt64) {
+        appEvents.append(AppEvent(at: at, isDetach: false))
+    }
+
+    /// Runs the writer until `end` (simulated), or until it finishes.
+    mutating func run(until end: UInt64) {
+        var action = next ?? link.tick(now: now)
+        var steps = 0
+        while now < end, finishedAt == nil, steps < 10_000_000 {
+            steps += 1
+            happen()
+            trace.append((now, action))
+            action = perform(action, until: end)
+        }
+        next = action
+    }
+
+    /// When the link first asked for an action that `matches`, at or after `from`.
+    func firstTime(from: UInt64 = 0, of matches: (AgentLink.Action) -> Bool) -> UInt64? {
+        trace.first { $0.time >= from && matches($0.action) }?.time
+    }
+
+    /// The times of every action that `matches`.
+    func times(of matches: (AgentLink.Action) -> Bool) -> [UInt64] {
+        trace.filter { matches($0.action) }.map(\.time)
+    }
+
+    /// The actions asked for from `from` on, in order.
+    func actions(from: UInt64) -> [AgentLink.Action] {
+        trace.filter { $0.time >= from }.map(\.action)
+    }
+
+    // MARK: Performing
+
+    /// Lets the app's events up to now happen: numbered, and queued while connected.
+    private mutating func happen() {
+        while let index = appEvents.indices.min(by: { appEvents[$0].at < appEvents[$1].at }), appEvents[index].at <= now {
+            let event = appEvents.remove(at: index)
+            sequence += 1
+            if connected { queue.append((sequence, event)) }
+        }
+    }
+
+    private var awaitingRelease: [DetachedNode] {
+        nodes.filter { $0.detachedAt <= now && ($0.releasedAt.map { $0 > now } ?? true) }
+    }
+
+    private mutating func perform(_ action: AgentLink.Action, until end: UInt64) -> AgentLink.Action {
+        switch action {
+        case let .sleep(until, wakeOnEvent):
+            if let request = feedRequest() { return request }
+            var wakeAt = min(until, end)
+            for request in [exitAt, stopAt].compactMap({ $0 }) where request > now { wakeAt = min(wakeAt, request) }
+            if wakeOnEvent, connected, let next = appEvents.map(\.at).filter({ $0 > now }).min() { wakeAt = min(wakeAt, next) }
+            now = max(now, wakeAt)
+        case let .log(line):
+            logs.append(line)
+        case .examineSocket:
+            let present = socketAppearsAt.map { $0 <= now } ?? false
+            return link.socketExamined(present ? socketFile : nil, now: now)
+        case .connect:
+            return link.connectFinished(connectOutcome, now: now)
+        case .sendHello:
+            helloSentAt = now
+            return link.helloSent(complete: true, now: now)
+        case let .awaitAnswer(wait):
+            if let request = feedRequest() { return request }
+            let slice = UInt64(wait) * Self.millisecond
+            guard let delay = answerDelay, helloSentAt + delay <= now + slice else {
+                now += slice
+                return link.answerRead(.nothing, now: now)
+            }
+            now = max(now, helloSentAt + delay)
+            return link.answerRead(answer, now: now)
+        case .announceConnected:
+            connected = true
+        case .pollReleases:
+            return link.releasesPolled(horizon: now, now: now)
+        case .takeEvents:
+            batch = queue
+            queue = []
+            defer { dropsAtNextTake = 0 }
+            return link.eventsTaken(dropped: dropsAtNextTake, now: now)
+        case .sendSnapshot:
+            return link.snapshotSent(sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(), now: now)
+        case let .sendEvents(after):
+            let sent = batch.filter { $0.sequence > after }
+            batch = []
+            let latestDetach = sent.filter(\.event.isDetach).map(\.event.at).max()
+            return link.eventsSent(through: sent.last?.sequence ?? after, latestDetach: latestDetach, now: now)
+        case let .sendHeartbeat(vouched):
+            heartbeats.append((now, vouched))
+        case let .write(wait, _):
+            if failingWrites > 0 {
+                failingWrites -= 1
+                return link.wrote(.failed, now: now)
+            }
+            if writeOutcome == .partly { now += UInt64(wait) * Self.millisecond }
+            return link.wrote(writeOutcome, now: now)
+        case .readIncoming:
+            return link.incomingRead(.fine, queueIsEmpty: queue.isEmpty, now: now)
+        case .inspectTracker:
+            return link.trackerInspected(
+                sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(), now: now)
+        case let .sayGoodbye(reason, _):
+            goodbye = (reason, now)
+            disconnect()
+        case let .close(line):
+            if let line { logs.append(line) }
+            disconnect()
+        case .finish:
+            finishedAt = now
+            return .finish
+        }
+        // Every action takes a little time, so that a loop without waits still advances.
+        now += 10_000
+        return link.tick(now: now)
+    }
+
+    private mutating func disconnect() {
+        connected = false
+        queue = []
+        batch = []
+    }
+
+    private mutating func feedRequest() -> AgentLink.Action? {
+        if !stopFed, let stopAt, stopAt <= now {
+            stopFed = true
+            return link.stopRequested(now: now)
+        }
+        if !exitFed, let exitAt, exitAt <= now {
+            exitFed = true
+            return link.exitRequested(now: now)
+        }
+        return nil
+    }
+}
+
+extension AgentLink.Action {
+    /// Whether this is a `connect`.
+    var isConnect: Bool { self == .connect }
+    /// Whether this is an `examineSocket`.
+    var isExamine: Bool { self == .examineSocket }
+    /// Whether this is a `sendSnapshot`.
+    var isSnapshot: Bool { if case .sendSnapshot = self { true } else { false } }
+    /// Whether this is an `inspectTracker`.
+    var isInspect: Bool { self == .inspectTracker }
+}
