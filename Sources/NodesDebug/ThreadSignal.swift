@@ -7,7 +7,9 @@ import Darwin
 /// A one-bit wake-up for a background thread: `signal()` from anywhere, `wait(timeout:)` on the
 /// thread. Built on a pthread mutex and a condition on the monotonic clock.
 final class ThreadSignal: @unchecked Sendable {
-    // The pointers are allocated once and only touched between lock and unlock.
+    // Unchecked because Synchronization has no condition variable to wait on with a timeout:
+    // the pthread pair is the lock. The pointers are allocated once and only touched between
+    // lock and unlock.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var raised = false

@@ -7,6 +7,8 @@ import Synchronization
 /// concurrently. One consumer: the writer thread. A full ring drops and counts; it never
 /// blocks and never grows.
 final class EventQueue: @unchecked Sendable {
+    // Unchecked because the ring's raw storage is shared: a Mutex would make it checked, but
+    // would put a lock on the app thread's recording path, which this ring exists to avoid.
     // `storage` slots in [tail, head) are initialized and owned by the consumer side once
     // published by the producer's release store of `head`; the rest are owned by the producer.
     /// The most events held at once (a power of two).

@@ -1,0 +1,36 @@
+import Synchronization
+
+/// The agent's sink: what the app's threads touch. It owns the queue, the writer's wake-up and
+/// the two flags the hot path reads, and refers to nothing else, so that the agent, the tracker
+/// and the writer thread may each hold it without a cycle or an unowned reference.
+///
+/// It is registered with its own tracker only: the queue behind it takes one producer, which
+/// that tracker's lock provides. (Were it a public sink, a second tracker could feed it
+/// concurrently.)
+final class AgentFeed: DebugSink, Sendable {
+    /// The bounded hand-off to the writer thread.
+    let queue: EventQueue
+    /// Wakes the writer thread (an event while it idles, a stop, an exit, a flush wait).
+    let wake = ThreadSignal()
+    /// Whether a collector accepted the connection: events are queued only then.
+    let connected = Atomic<Bool>(false)
+    /// Whether the writer sleeps long with nothing to do, so that the next event wakes it.
+    let idle = Atomic<Bool>(false)
+
+    /// A feed whose queue holds `capacity` events (rounded up to a power of two).
+    init(capacity: Int) {
+        queue = EventQueue(capacity: capacity)
+    }
+
+    /// Queues one event for the writer. Called by the tracker under its lock; never blocks.
+    @inline(__always)
+    func receive(_ event: DebugInformation) {
+        guard connected.load(ordering: .relaxed) else { return }
+        let count = queue.enqueue(event)
+        // Wake the writer only when it sleeps long, or when the queue is half full.
+        if idle.load(ordering: .relaxed) || count == queue.capacity / 2 {
+            idle.store(false, ordering: .relaxed)
+            wake.signal()
+        }
+    }
+}

@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NodescopeWire
+
+/// The agent's writer thread: it performs what ``AgentLink`` decides (system calls, the
+/// tracker's snapshots and polls, encoding) and feeds the outcomes back, with the time. It
+/// takes no decision of its own.
+///
+/// It is the only thread that touches the connection and the consumer side of the queue.
+struct AgentWriter {
+    private let settings: AgentSettings
+    private let tracker: NodeTracker
+    private let feed: AgentFeed
+    private let control: WriterControl
+    private var link: AgentLink
+    private var connection: CollectorConnection?
+    /// The events of the current round, taken from the queue.
+    private var batch: [DebugInformation] = []
+    private var stopFed = false
+    private var exitFed = false
+
+    /// A writer for the agent with `settings`, reading `tracker` and `feed`.
+    init(settings: AgentSettings, tracker: NodeTracker, feed: AgentFeed, control: WriterControl) {
+        self.settings = settings
+        self.tracker = tracker
+        self.feed = feed
+        self.control = control
+        self.link = AgentLink(settings: settings)
+    }
+
+    /// Runs until the link is done (a stop, or an exit flushed).
+    mutating func run() {
+        var action = link.tick(now: MonotonicClock.now())
+        while action != .finish {
+            action = perform(action)
+            if let deadline = link.exitDeadline { control.exitDeadline.store(deadline, ordering: .releasing) }
+        }
+        closeConnection()
+        control.exitDone.signal()
+    }
+
+    /// Performs one action and returns the link's answer to its outcome.
+    private mutating func perform(_ action: AgentLink.Action) -> AgentLink.Action {
+        switch action {
+        case let .sleep(until, wakeOnEvent):
+            if let request = feedRequest() { return request }
+            if wakeOnEvent { feed.idle.store(true, ordering: .relaxed) }
+            let now = MonotonicClock.now()
+            if until > now { feed.wake.wait(nanoseconds: until &- now) }
+            return link.tick(now: MonotonicClock.now())
+        case let .log(line):
+            StandardError.write("[nodescope] \(line)\n")
+        case .examineSocket:
+            return link.socketExamined(examineSocket(), now: MonotonicClock.now())
+        case .connect:
+            return link.connectFinished(connect(), now: MonotonicClock.now())
+        case let .sendHello(wait):
+            connection?.encode(.hello(Hello(
+                role: .host, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: MonotonicClock.now(),
+                wallNanos: MonotonicClock.wallNow(), processName: NodescopeAgent.processName)))
+            let complete = connection?.write(waitMilliseconds: wait) == .all
+            return link.helloSent(complete: complete, now: MonotonicClock.now())
+        case let .awaitAnswer(wait):
+            if let request = feedRequest() { return request }
+            let answer = connection?.readAnswer(waitMilliseconds: wait) ?? .unusable
+            return link.answerRead(answer, now: MonotonicClock.now())
+        case .announceConnected:
+            control.statistics.withLock { $0.connections &+= 1 }
+            feed.connected.store(true, ordering: .releasing)
+        case .pollReleases:
+            let horizon = tracker.pollReleasesWithHorizon().horizon
+            return link.releasesPolled(horizon: horizon, now: MonotonicClock.now())
+        case .takeEvents:
+            let dropped = feed.queue.take(into: &batch)
+            if dropped > 0 { control.statistics.withLock { $0.eventsDropped &+= dropped } }
+            return link.eventsTaken(dropped: dropped, now: MonotonicClock.now())
+        case let .sendSnapshot(dropped):
+            return sendSnapshot(dropped: dropped)
+        case let .sendEvents(after):
+            return sendEvents(after: after)
+        case let .sendHeartbeat(horizon):
+            connection?.encode(.heartbeat(monotonicNanos: horizon))
+        case let .write(wait, through):
+            let outcome = connection?.write(waitMilliseconds: wait) ?? .failed
+            if outcome == .all { control.sentThrough.store(through, ordering: .releasing) }
+            return link.wrote(outcome, now: MonotonicClock.now())
+        case .readIncoming:
+            let incoming = connection?.readIncoming() ?? .ended
+            return link.incomingRead(incoming, queueIsEmpty: feed.queue.isEmpty, now: MonotonicClock.now())
+        case .inspectTracker:
+            // The poll behind the list may add releases: the sequence is read after it.
+            let latest = tracker.detachedAwaitingRelease().map(\.detachedAt).max()
+            return link.trackerInspected(
+                sequence: tracker.currentSequence, latestPendingDetach: latest, now: MonotonicClock.now())
+        case let .sayGoodbye(reason, wait):
+            connection?.sayFinally(.goodbye(reason), waitMilliseconds: wait)
+            closeConnection()
+        case let .close(line):
+            if let line { StandardError.write("[nodescope] \(line)\n") }
+            closeConnection()
+        case .finish:
+            return .finish
+        }
+        return link.tick(now: MonotonicClock.now())
+    }
+
+    /// Feeds a stop or an exit that was asked for since the last wait, before waiting again.
+    private mutating func feedRequest() -> AgentLink.Action? {
+        if !stopFed, control.stop.isSet {
+            stopFed = true
+            return link.stopRequested(now: MonotonicClock.now())
+        }
+        if !exitFed, control.exit.isSet {
+            exitFed = true
+            return link.exitRequested(now: MonotonicClock.now())
+        }
+        return nil
+    }
+
+    /// The socket file at the path, if there is one.
+    private func examineSocket() -> AgentLink.SocketFile? {
+        var info = stat()
+        guard stat(settings.socketPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK else { return nil }
+        return AgentLink.SocketFile(inode: UInt64(info.st_ino), modified: Int(info.st_mtim.tv_sec))
+    }
+
+    private mutating func connect() -> AgentLink.ConnectOutcome {
+        switch UnixSocketClient.connect(to: settings.socketPath) {
+        case let .success(socket):
+            connection = CollectorConnection(socket: socket)
+            return .connected
+        case let .failure(.untrusted(reason)):
+            return .untrusted(reason)
+        case .failure:
+            return .failed
+        }
+    }
+
+    private mutating func sendSnapshot(dropped: UInt64) -> AgentLink.Action {
+        if dropped > 0 { connection?.encode(.dropped(count: dropped)) }
+        let snapshot = tracker.snapshot()
+        connection?.encode(snapshot)
+        control.statistics.withLock { $0.snapshotsSent &+= 1 }
+        let latest = snapshot.nodes.lazy.filter { $0.objects.contains(where: \.isAlive) }.compactMap(\.detachedAt).max()
+        return link.snapshotSent(sequence: snapshot.sequence, latestPendingDetach: latest, now: MonotonicClock.now())
+    }
+
+    private mutating func sendEvents(after sequence: UInt64) -> AgentLink.Action {
+        var last = sequence
+        var latestDetach: UInt64?
+        var sent: UInt64 = 0
+        for event in batch where event.sequence > sequence {
+            connection?.encode(event)
+            last = event.sequence
+            if case .detached = event.change { latestDetach = max(latestDetach ?? 0, event.time) }
+            sent &+= 1
+        }
+        batch.removeAll(keepingCapacity: true)
+        if sent > 0 { control.statistics.withLock { $0.eventsSent &+= sent } }
+        return link.eventsSent(through: last, latestDetach: latestDetach, now: MonotonicClock.now())
+    }
+
+    /// Closes the connection, if any, and forgets what is queued: a new connection starts
+    /// with a snapshot.
+    private mutating func closeConnection() {
+        feed.connected.store(false, ordering: .releasing)
+        control.sentThrough.store(0, ordering: .releasing)
+        connection?.close()
+        connection = nil
+        feed.queue.clear()
+        batch.removeAll(keepingCapacity: true)
+    }
+}
