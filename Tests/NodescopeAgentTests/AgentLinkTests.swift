@@ -158,59 +158,52 @@ struct AgentLinkTests {
 
     // MARK: Exit
 
-    @Test func theExitHoldEndsAtOnceWhenNothingAwaitsRelease() throws {
-        var simulation = connected(holdsExit: true)
-        simulation.detach(at: at(100 * ms), releasedAt: at(150 * ms))
-        let exit = at(500 * ms)
+    /// A connected host that detaches one node (released at `releasedAt`, or never) and exits
+    /// normally at `exit`, run until it has said goodbye.
+    func exiting(holdsExit: Bool, detachedAt: UInt64, releasedAt: UInt64?, exit: UInt64) -> Simulation {
+        var simulation = connected(holdsExit: holdsExit)
+        simulation.detach(at: detachedAt, releasedAt: releasedAt)
         simulation.exitAt = exit
-        simulation.run(until: at(5 * second))
+        simulation.run(until: exit + 5 * second)
+        return simulation
+    }
+
+    @Test func theExitHoldEndsAtOnceWhenNothingAwaitsRelease() throws {
+        let exit = at(500 * ms)
+        let simulation = exiting(holdsExit: true, detachedAt: at(100 * ms), releasedAt: at(150 * ms), exit: exit)
         let goodbye = try #require(simulation.goodbye)
-        #expect(goodbye.reason == .normalExit)
-        #expect(goodbye.time - exit < 2 * ms)
+        #expect(goodbye.reason == .normalExit && goodbye.time - exit < 2 * ms)
         #expect(simulation.times(of: \.isInspect).count == 1, "one look, no wait")
     }
 
     @Test func theExitHoldWaitsForARecentDetachUntilItIsReleased() throws {
-        var simulation = connected(holdsExit: true)
         let released = at(800 * ms)
-        simulation.detach(at: at(300 * ms), releasedAt: released)
-        simulation.exitAt = at(500 * ms)
-        simulation.run(until: at(5 * second))
+        let simulation = exiting(holdsExit: true, detachedAt: at(300 * ms), releasedAt: released, exit: at(500 * ms))
         let goodbye = try #require(simulation.goodbye)
         #expect(goodbye.reason == .normalExit)
         #expect(goodbye.time >= released && goodbye.time - released < 5 * ms)
     }
 
     @Test func theExitHoldLastsOneGraceAtMost() throws {
-        var simulation = connected(holdsExit: true)
         let exit = at(500 * ms)
-        simulation.detach(at: exit - ms, releasedAt: nil)
-        simulation.exitAt = exit
-        simulation.run(until: at(5 * second))
+        let simulation = exiting(holdsExit: true, detachedAt: exit - ms, releasedAt: nil, exit: exit)
         let goodbye = try #require(simulation.goodbye)
         #expect(goodbye.reason == .normalExit)
         #expect(goodbye.time >= exit - ms + second && goodbye.time < exit + second + 5 * ms)
     }
 
     @Test func aGraceThatHasRunOutHoldsNothing() throws {
-        var simulation = connected(holdsExit: true)
-        simulation.detach(at: at(100 * ms), releasedAt: nil)
         let exit = at(3 * second)
-        simulation.exitAt = exit
-        simulation.run(until: at(10 * second))
+        let simulation = exiting(holdsExit: true, detachedAt: at(100 * ms), releasedAt: nil, exit: exit)
         let goodbye = try #require(simulation.goodbye)
         #expect(goodbye.time - exit < 2 * ms)
     }
 
     @Test func withoutTheCollectorsAskingAnExitIsNotHeld() throws {
-        var simulation = connected(holdsExit: false)
         let exit = at(500 * ms)
-        simulation.detach(at: exit - 10 * ms, releasedAt: nil)
-        simulation.exitAt = exit
-        simulation.run(until: at(5 * second))
+        let simulation = exiting(holdsExit: false, detachedAt: exit - 10 * ms, releasedAt: nil, exit: exit)
         let goodbye = try #require(simulation.goodbye)
-        #expect(goodbye.reason == .normalExit)
-        #expect(goodbye.time - exit < 2 * ms)
+        #expect(goodbye.reason == .normalExit && goodbye.time - exit < 2 * ms)
     }
 
     @Test func aFlushThatCompletesVouchesForTheExitAndSaysNormalExit() throws {
@@ -227,43 +220,31 @@ struct AgentLinkTests {
         #expect(simulation.finishedAt != nil)
     }
 
-    @Test func aStalledCollectorCutsTheFlushAtItsBoundAndTheGoodbyeSaysSo() throws {
-        var simulation = connected(holdsExit: false, exitFlushNanos: 200 * ms)
+    /// A stalled collector: the flush runs out at its bound (`NODESCOPE_EXIT_FLUSH`, else 1 s,
+    /// or 10 s when the exit is held), and the goodbye says that the stream was cut.
+    @Test(arguments: [(false, 200 * LinkSimulation.millisecond), (false, nil), (true, nil)])
+    func aStalledCollectorCutsTheFlushAtItsBoundAndTheGoodbyeSaysSo(holdsExit: Bool, exitFlushNanos: UInt64?) throws {
+        var simulation = connected(holdsExit: holdsExit, exitFlushNanos: exitFlushNanos)
         simulation.run(until: at(300 * ms))
         simulation.writeOutcome = .partly
         simulation.otherEvent(at: at(310 * ms))
         let exit = at(400 * ms)
         simulation.exitAt = exit
-        simulation.run(until: at(5 * second))
+        simulation.run(until: at(30 * second))
         let goodbye = try #require(simulation.goodbye)
         #expect(goodbye.reason == .flushIncomplete)
-        #expect(goodbye.time >= exit + 200 * ms && goodbye.time < exit + 260 * ms)
-    }
-
-    @Test func theFlushIsBoundedByOneSecondOrTenWhenTheExitIsHeld() throws {
-        for (holdsExit, bound) in [(false, second), (true, 10 * second)] {
-            var simulation = connected(holdsExit: holdsExit)
-            simulation.run(until: at(300 * ms))
-            simulation.writeOutcome = .partly
-            simulation.otherEvent(at: at(310 * ms))
-            let exit = at(400 * ms)
-            simulation.exitAt = exit
-            simulation.run(until: at(30 * second))
-            let goodbye = try #require(simulation.goodbye)
-            #expect(goodbye.reason == .flushIncomplete)
-            #expect(goodbye.time >= exit + bound && goodbye.time < exit + bound + 60 * ms)
-        }
+        let bound = exitFlushNanos ?? (holdsExit ? 10 * second : second)
+        #expect(goodbye.time >= exit + bound && goodbye.time < exit + bound + 60 * ms)
     }
 
     @Test func theExitSaysByWhenItWillBeOver() throws {
         var simulation = connected(holdsExit: true)
         simulation.detach(at: at(450 * ms), releasedAt: nil)
-        let exit = at(500 * ms)
-        simulation.exitAt = exit
+        simulation.exitAt = at(500 * ms)
         simulation.run(until: at(600 * ms))
         // One grace of hold, the held exit's flush bound, and the goodbye's wait.
         let deadline = try #require(simulation.link.exitDeadline)
-        #expect(deadline >= exit + 11 * second + 50 * ms && deadline < exit + 11 * second + 52 * ms)
+        #expect(deadline >= at(11_550 * ms) && deadline < at(11_552 * ms))
     }
 
     @Test func anExitRightAfterTheStartWaitsForTheFirstConnectionWhenASocketWasNamed() throws {
