@@ -10,9 +10,10 @@ import NodescopeWire
 /// tested with a manual clock, in milliseconds, without a socket.
 ///
 /// ```
-/// disconnected ─▶ connecting ─▶ handshaking ─▶ streaming ─▶ holding ─▶ draining ─▶ closing ─▶ done
-///      ▲              │              │             │  (exit)           (goodbye)      │
-///      └──────────────┴──────────────┴─────────────┴────────── closing ◀──────────────┘ (reconnect)
+/// disconnected ─▶ connecting ─▶ handshaking ─▶ streaming ─exit─▶ holding ─▶ draining
+///   ▲     ▲            │              │             │                │          │
+///   │     └─ failed ───┘              └─ closing ◀──┴─ lost, stop ───┴─ goodbye ┘
+///   └──────────── reconnect ─────────────┘  └─ exit or stop ─▶ done
 /// ```
 ///
 /// - Disconnected, it examines the socket path every ``socketCheckInterval`` (so a collector
@@ -85,6 +86,7 @@ struct AgentLink {
     private var triedOnce = false
     /// When a normal exit was requested.
     private var exitAt: UInt64?
+    /// Whether the agent was stopped.
     private var stopRequested = false
 
     /// Rules for the agent with `settings` (its socket path, its mode, its exit flush bound).
