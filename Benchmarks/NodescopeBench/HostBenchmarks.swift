@@ -27,8 +27,13 @@ func runHostBenchmarks(quick: Bool) -> [ReportRow] {
     let recordingNode = recording.attach(anchor, role: .flow, parent: nil, kind: .flow)
     let recordingEvent = measure(samples: samples) { recording.setState(.active, of: recordingNode) }
 
-    let listener = BenchListener(path: "/tmp/nodescope-bench-\(getpid()).sock")
-    defer { unlink(listener.path) }
+    // In a private directory: hosts refuse a socket in a directory others may write (SocketTrust).
+    let directory = benchSocketDirectory()
+    let listener = BenchListener(path: directory + "/bench.sock")
+    defer {
+        unlink(listener.path)
+        rmdir(directory)
+    }
     guard let agent = NodescopeAgent.start(socketPath: listener.path, tracker: .shared) else {
         print("the agent did not start (NODESCOPE=off?)")
         return []
@@ -94,8 +99,12 @@ func runHostBenchmarks(quick: Bool) -> [ReportRow] {
 
 /// Runs `count` attach+detach cycles with the agent connected, for a profiler.
 func profileConnectedCycles(count: Int) {
-    let listener = BenchListener(path: "/tmp/nodescope-profile-\(getpid()).sock")
-    defer { unlink(listener.path) }
+    let directory = benchSocketDirectory()
+    let listener = BenchListener(path: directory + "/profile.sock")
+    defer {
+        unlink(listener.path)
+        rmdir(directory)
+    }
     guard let agent = NodescopeAgent.start(socketPath: listener.path, tracker: .shared) else { return }
     while !agent.isConnected { usleep(1_000) }
     let root = BenchFlow.make()
@@ -106,4 +115,11 @@ func profileConnectedCycles(count: Int) {
         root.detach(ending: child)
     }
     agent.waitUntilFlushed()
+}
+
+/// A fresh private (0700) directory in /tmp for a benchmark's socket.
+func benchSocketDirectory() -> String {
+    var template = Array("/tmp/nodescope-bench-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in /tmp") }
+    return String(cString: made)
 }
