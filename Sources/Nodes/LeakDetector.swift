@@ -4,7 +4,16 @@ import Synchronization
 /// still alive when the grace has run out.
 ///
 /// The runtime asks it to watch every node it detaches. What happens to a leak is the
-/// `handler`'s choice: by default one line on standard error. It never crashes a test run.
+/// ``handler``'s choice: by default one line on standard error. It never crashes a test run.
+///
+/// To choose the handler for a whole app, set it on the shared detector once, at launch:
+///
+/// ```swift
+/// LeakDetector.shared.handler = { leak in myLogger.warning("\(leak)") }
+/// ```
+///
+/// Flows use ``current``, which is ``shared`` unless a task binds another detector (as
+/// `NodesTesting.TrackingScope` does for one test).
 ///
 /// Time comes from a ``LeakCheckScheduler``, so tests drive it with a manual scheduler (see
 /// `NodesTesting.ManualScheduler`) instead of sleeping.
@@ -32,7 +41,8 @@ public final class LeakDetector: Sendable {
     }
 
     /// The process-wide detector, with a 1 s grace, logging to standard error. Like the Nodes
-    /// framework's, it is on in debug builds and off in release builds (set `isEnabled`).
+    /// framework's, it is on in debug builds and off in release builds (set `isEnabled`). Set
+    /// its ``handler`` to choose what a leak does in the whole app.
     public static let shared: LeakDetector = {
         let detector = LeakDetector()
         #if !DEBUG
@@ -48,7 +58,7 @@ public final class LeakDetector: Sendable {
     public let graceNanoseconds: UInt64
 
     private let scheduler: any LeakCheckScheduler
-    private let handler: @Sendable (Leak) -> Void
+    private let handlerStorage: Mutex<@Sendable (Leak) -> Void>
     private let enabled = Atomic<Bool>(true)
 
     /// Creates a detector.
@@ -64,7 +74,17 @@ public final class LeakDetector: Sendable {
     ) {
         self.graceNanoseconds = graceNanoseconds
         self.scheduler = scheduler
-        self.handler = handler
+        self.handlerStorage = Mutex(handler)
+    }
+
+    /// What the detector does with each leak; one line on standard error unless set otherwise.
+    ///
+    /// Setting it is safe from any thread at any time. It is read when a grace runs out, so a
+    /// new handler also receives the leaks of checks already scheduled. Set it on ``shared`` to
+    /// choose for the whole app.
+    public var handler: @Sendable (Leak) -> Void {
+        get { handlerStorage.withLock { $0 } }
+        set { handlerStorage.withLock { $0 = newValue } }
     }
 
     /// Whether `expectRelease` watches anything. Turning it off does not cancel checks already
@@ -81,11 +101,12 @@ public final class LeakDetector: Sendable {
         let watched = objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
             .map { (WeakReference($0), String(describing: type(of: $0))) }
         let grace = graceNanoseconds
-        let handler = self.handler
-        scheduler.schedule(afterNanoseconds: grace) {
-            for (reference, typeName) in watched where !reference.isReleased {
-                handler(Leak(node: node, typeName: typeName, graceNanoseconds: grace))
-            }
+        scheduler.schedule(afterNanoseconds: grace) { [self] in
+            let leaks = watched.filter { !$0.0.isReleased }
+                .map { Leak(node: node, typeName: $0.1, graceNanoseconds: grace) }
+            guard !leaks.isEmpty else { return }
+            let handler = self.handler
+            for leak in leaks { handler(leak) }
         }
     }
 
