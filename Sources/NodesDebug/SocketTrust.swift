@@ -342,7 +342,7 @@ public enum SocketTrust {
         guard !path.hasPrefix("/") else { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "/" + path }
-        return String(cString: buffer) + "/" + path
+        return string(fromNULTerminated: buffer) + "/" + path
     }
 
     /// The target of the symbolic link at `path` (as written in the link), or nil when `path` is
@@ -352,7 +352,12 @@ public enum SocketTrust {
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
         buffer[count] = 0
-        return String(cString: buffer)
+        return string(fromNULTerminated: buffer)
+    }
+
+    /// The UTF-8 text of a C string that a system call wrote into `buffer`, up to its NUL.
+    private static func string(fromNULTerminated buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func octal(_ mode: UInt32) -> String {
