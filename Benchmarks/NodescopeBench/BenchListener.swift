@@ -46,8 +46,10 @@ final class BenchListener: @unchecked Sendable {
             if !answered {
                 decoder.feed(buffer[..<count])
                 if case .hello? = try? decoder.next() {
-                    let reply = FrameEncoder.encoded(.helloAccepted(HelloAccepted(
-                        graceNanos: 1_000_000_000, holdExit: false, collectorMonotonicNanos: 0)))
+                    let reply = FrameEncoder.encoded(
+                        .helloAccepted(
+                            HelloAccepted(
+                                graceNanos: 1_000_000_000, holdExit: false, collectorMonotonicNanos: 0)))
                     _ = send(connection, reply, reply.count, Int32(MSG_NOSIGNAL))
                     answered = true
                 }

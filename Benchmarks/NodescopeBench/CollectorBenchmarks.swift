@@ -34,7 +34,7 @@ private func ingestInProcess(_ stream: [UInt8]) -> (seconds: Double, collector: 
             offset = end
             do {
                 while let message = try decoder.next() {
-                    if case let .hello(hello) = message {
+                    if case .hello(let hello) = message {
                         session = collector.openSession(hello, now: 1)
                     } else if let session {
                         changes.removeAll(keepingCapacity: true)
@@ -147,25 +147,29 @@ func runCollectorBenchmarks(quick: Bool) async throws -> [ReportRow] {
     guard ingested >= UInt64(churnEvents) else {
         throw CLIFailure("the collector ingested \(ingested) of \(churnEvents) events")
     }
-    rows.append(ReportRow(
-        name: "decode + ingest, in process, 1 host (\(churnEvents) events)",
-        figure: String(format: "%.2f M events/s", Double(churnEvents) / inProcess / 1e6), target: "≥ 1 M events/s"))
+    rows.append(
+        ReportRow(
+            name: "decode + ingest, in process, 1 host (\(churnEvents) events)",
+            figure: String(format: "%.2f M events/s", Double(churnEvents) / inProcess / 1e6), target: "≥ 1 M events/s"))
 
     let ceiling = rawSocketSeconds(churn)
     let oneHost = try await ingestThroughSocket([churn], eventsEach: churnEvents)
-    rows.append(ReportRow(
-        name: "ingest through the Unix socket, 1 host",
-        figure: String(format: "%.2f M events/s (raw socket ceiling for the same bytes: %.1f M events/s, %.0f MB/s)",
-                       Double(churnEvents) / oneHost / 1e6, Double(churnEvents) / ceiling / 1e6,
-                       Double(churn.count) / ceiling / 1e6),
-        target: "≥ 1 M events/s"))
+    rows.append(
+        ReportRow(
+            name: "ingest through the Unix socket, 1 host",
+            figure: String(
+                format: "%.2f M events/s (raw socket ceiling for the same bytes: %.1f M events/s, %.0f MB/s)",
+                Double(churnEvents) / oneHost / 1e6, Double(churnEvents) / ceiling / 1e6,
+                Double(churn.count) / ceiling / 1e6),
+            target: "≥ 1 M events/s"))
 
     let eightStreams = (1...8).map { HostStream.bytes(nodes: nodes / 8, churn: true, pid: UInt32($0)) }
     let eight = try await ingestThroughSocket(eightStreams.map(\.bytes), eventsEach: eightStreams[0].events)
     let eightEvents = eightStreams.map(\.events).reduce(0, +)
-    rows.append(ReportRow(
-        name: "ingest through the Unix socket, 8 hosts at once",
-        figure: String(format: "%.2f M events/s in total", Double(eightEvents) / eight / 1e6), target: "≥ 1 M events/s"))
+    rows.append(
+        ReportRow(
+            name: "ingest through the Unix socket, 8 hosts at once",
+            figure: String(format: "%.2f M events/s in total", Double(eightEvents) / eight / 1e6), target: "≥ 1 M events/s"))
 
     for count in quick ? [100_000] : [100_000, 1_000_000] {
         // A fresh process each time, so that memory freed by earlier runs does not hide growth.
@@ -178,9 +182,10 @@ func runCollectorBenchmarks(quick: Bool) async throws -> [ReportRow] {
         process.waitUntilExit()
         let figure = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        rows.append(ReportRow(
-            name: "collector memory, \(count / 1000)k live nodes (3 objects each)",
-            figure: "\(figure) bytes per node (resident growth, fresh process)", target: "≤ 512 bytes per live node at 1 M"))
+        rows.append(
+            ReportRow(
+                name: "collector memory, \(count / 1000)k live nodes (3 objects each)",
+                figure: "\(figure) bytes per node (resident growth, fresh process)", target: "≤ 512 bytes per live node at 1 M"))
     }
     return rows
 }
@@ -218,12 +223,17 @@ func runLeakLatencyBenchmark(quick: Bool) async throws -> [ReportRow] {
         var encoder = FrameEncoder()
         var bytes: [UInt8] = []
         let now = DispatchTime.now().uptimeNanoseconds
-        encoder.encode(.hello(Hello(role: .host, pid: UInt32(1000 + round), monotonicNanos: now, wallNanos: 0, processName: "latency")), into: &bytes)
+        encoder.encode(
+            .hello(Hello(role: .host, pid: UInt32(1000 + round), monotonicNanos: now, wallNanos: 0, processName: "latency")), into: &bytes)
         encoder.encode(.defineString(DefineStringFrame(stringID: 1, value: "Flow")), into: &bytes)
         encoder.encode(.snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 0)), into: &bytes)
         encoder.encode(.snapshotEnd(sequence: 0), into: &bytes)
-        encoder.encode(.nodeAttached(NodeAttachedFrame(sequence: 1, timeNanos: now, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 1)), into: &bytes)
-        encoder.encode(.objectAdded(ObjectAddedFrame(sequence: 2, timeNanos: now, nodeID: 1, objectIndex: 0, roleStringID: 1, typeNameStringID: 1)), into: &bytes)
+        encoder.encode(
+            .nodeAttached(NodeAttachedFrame(sequence: 1, timeNanos: now, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 1)),
+            into: &bytes)
+        encoder.encode(
+            .objectAdded(ObjectAddedFrame(sequence: 2, timeNanos: now, nodeID: 1, objectIndex: 0, roleStringID: 1, typeNameStringID: 1)),
+            into: &bytes)
         let detachedAt = DispatchTime.now().uptimeNanoseconds
         encoder.encode(.nodeDetached(NodeDetachedFrame(sequence: 3, timeNanos: detachedAt, nodeID: 1)), into: &bytes)
         let socket = rawConnect(path)
@@ -242,11 +252,14 @@ func runLeakLatencyBenchmark(quick: Bool) async throws -> [ReportRow] {
     }
     await server.stop()
     latencies.sort()
-    return [ReportRow(
-        name: "leak flagged after the grace (200 ms grace, \(latencies.count) leaks)",
-        figure: String(format: "%.2f ms median, %.2f ms max after detach + grace (observed by 0.2 ms polling)",
-                       latencies[latencies.count / 2], latencies.last ?? 0),
-        target: "within grace + 100 ms")]
+    return [
+        ReportRow(
+            name: "leak flagged after the grace (200 ms grace, \(latencies.count) leaks)",
+            figure: String(
+                format: "%.2f ms median, %.2f ms max after detach + grace (observed by 0.2 ms polling)",
+                latencies[latencies.count / 2], latencies.last ?? 0),
+            target: "within grace + 100 ms")
+    ]
 }
 
 /// A benchmark that cannot produce a meaningful figure.

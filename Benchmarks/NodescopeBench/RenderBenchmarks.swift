@@ -19,9 +19,10 @@ func benchmarkDiagram(nodes count: Int) -> Diagram {
     for index in 0..<count {
         let parent: UInt64? = index == 0 ? nil : UInt64(index / 4 + Int(random() % 3)) % UInt64(index) + 1
         let parts = (0..<Int(random() % 4)).map { ["context: Context\($0)", "worker: SyncWorker", "view: View"][$0 % 3] }
-        nodes.append(DiagramNode(
-            id: UInt64(index + 1), parent: parent, title: titles[Int(random() % UInt64(titles.count))], kind: "Flow",
-            parts: parts, state: index % 50 == 49 ? states[(index / 50) % states.count] : .active))
+        nodes.append(
+            DiagramNode(
+                id: UInt64(index + 1), parent: parent, title: titles[Int(random() % UInt64(titles.count))], kind: "Flow",
+                parts: parts, state: index % 50 == 49 ? states[(index / 50) % states.count] : .active))
     }
     // Pre-order with parents first: the generator only points at earlier nodes.
     return Diagram(title: "benchmark \(count) nodes", nodes: nodes)
@@ -63,28 +64,32 @@ func runRenderBenchmarks(quick: Bool) throws -> [ReportRow] {
         var svgBytes = 0
         let tidy = try seconds { svgBytes = try renderer.render(diagram, format: .svg, options: options).utf8.count }
         tidyTimes[size] = tidy
-        rows.append(ReportRow(
-            name: "\(size / 1000)k nodes to SVG, tidy layout (in process)",
-            figure: String(format: "%.3f s (%.1f MB of SVG)", tidy, Double(svgBytes) / 1e6),
-            target: size == 10_000 ? "≤ 0.5 s" : (size == 100_000 ? "≤ 6 s, near-linear" : "")))
+        rows.append(
+            ReportRow(
+                name: "\(size / 1000)k nodes to SVG, tidy layout (in process)",
+                figure: String(format: "%.3f s (%.1f MB of SVG)", tidy, Double(svgBytes) / 1e6),
+                target: size == 10_000 ? "≤ 0.5 s" : (size == 100_000 ? "≤ 6 s, near-linear" : "")))
         if size <= (quick ? 1_000 : 10_000) {
             options.layout = .dot
             let dotTime = try seconds { _ = try renderer.render(diagram, format: .svg, options: options) }
-            rows.append(ReportRow(
-                name: "\(size / 1000)k nodes to SVG, dot layout (in process)", figure: String(format: "%.3f s", dotTime),
-                target: ""))
+            rows.append(
+                ReportRow(
+                    name: "\(size / 1000)k nodes to SVG, dot layout (in process)", figure: String(format: "%.3f s", dotTime),
+                    target: ""))
             let dotText = try renderer.render(diagram, format: .dot, options: options)
             if let process = dotProcessSeconds(dotText) {
-                rows.append(ReportRow(
-                    name: "\(size / 1000)k nodes, `dot -Tsvg` as a process (same DOT)",
-                    figure: String(format: "%.3f s = %.1f× the tidy render", process, process / tidy), target: "the peer"))
+                rows.append(
+                    ReportRow(
+                        name: "\(size / 1000)k nodes, `dot -Tsvg` as a process (same DOT)",
+                        figure: String(format: "%.3f s = %.1f× the tidy render", process, process / tidy), target: "the peer"))
             }
         }
     }
     if let small = tidyTimes[10_000], let large = tidyTimes[100_000] {
-        rows.append(ReportRow(
-            name: "growth from 10k to 100k nodes (tidy)", figure: String(format: "%.1f× for 10× the nodes", large / small),
-            target: "near-linear (≈ 10×)"))
+        rows.append(
+            ReportRow(
+                name: "growth from 10k to 100k nodes (tidy)", figure: String(format: "%.1f× for 10× the nodes", large / small),
+                target: "near-linear (≈ 10×)"))
     }
     return rows
 }

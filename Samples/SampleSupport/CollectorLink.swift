@@ -1,9 +1,10 @@
+import NodesDebug
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NodesDebug
 
 /// A sample's link to a Nodescope collector. The agent itself needs no call: the first use of
 /// `NodeTracker.shared` starts it as the environment asks (`NODESCOPE_SOCKET`, `NODESCOPE`).

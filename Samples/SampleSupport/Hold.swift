@@ -1,10 +1,11 @@
+import NodesDebug
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NodesDebug
-import Synchronization
 
 /// Set by SIGTERM or SIGINT while a sample holds.
 private let stopRequested = Atomic<Bool>(false)

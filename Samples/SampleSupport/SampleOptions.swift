@@ -82,12 +82,12 @@ public struct SampleOptions: Equatable, Sendable {
     /// standard error and exits with status 2, on `--help` prints the usage and exits with 0.
     public static func parse(_ arguments: [String], _ specification: Specification) -> SampleOptions {
         switch parseOrFail(arguments, specification) {
-        case let .success(.run(options)):
+        case .success(.run(let options)):
             return options
         case .success(.help):
             SampleOutput.write(specification.usage, to: 1)
             exit(0)
-        case let .failure(error):
+        case .failure(let error):
             SampleOutput.write("\(specification.program): \(error.message)\n\n\(specification.usage)", to: 2)
             exit(2)
         }
@@ -136,31 +136,33 @@ public struct SampleOptions: Equatable, Sendable {
                 options.quiet = true
             case "--hold":
                 switch value(for: argument) {
-                case let .success(text):
+                case .success(let text):
                     guard let seconds = Double(text), seconds >= 0, seconds <= Self.longestHold else {
-                        return .failure(UsageError(
-                            message: "--hold needs a number of seconds from 0 to \(Int(Self.longestHold)), not '\(text)'"))
+                        return .failure(
+                            UsageError(
+                                message: "--hold needs a number of seconds from 0 to \(Int(Self.longestHold)), not '\(text)'"))
                     }
                     options.holdSeconds = seconds
-                case let .failure(error):
+                case .failure(let error):
                     return .failure(error)
                 }
             case "--leak":
                 switch value(for: argument) {
-                case let .success(kind):
+                case .success(let kind):
                     let kinds = specification.leakKinds.map(\.kind)
                     guard kinds.contains(kind) else {
-                        return .failure(UsageError(
-                            message: "unknown leak kind '\(kind)'; the kinds are: \(kinds.joined(separator: ", "))"))
+                        return .failure(
+                            UsageError(
+                                message: "unknown leak kind '\(kind)'; the kinds are: \(kinds.joined(separator: ", "))"))
                     }
                     options.leak = kind
-                case let .failure(error):
+                case .failure(let error):
                     return .failure(error)
                 }
             case _ where specification.valueOptions.contains { $0.name == argument }:
                 switch value(for: argument) {
-                case let .success(text): options.values[argument] = text
-                case let .failure(error): return .failure(error)
+                case .success(let text): options.values[argument] = text
+                case .failure(let error): return .failure(error)
                 }
             case _ where specification.flagOptions.contains { $0.name == argument }:
                 options.flags.insert(argument)

@@ -1,9 +1,10 @@
+import NodesDebug
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NodesDebug
 
 /// What a sample prints: steps with the node tree, and status lines. Lines are written at once
 /// (not buffered), so a test reading the sample's output through a pipe sees each as it happens.

@@ -20,14 +20,14 @@ public enum PresentationRecord: Equatable, Sendable, CustomStringConvertible {
     /// A short line such as `presented Login (cover)`.
     public var description: String {
         switch self {
-        case let .presented(title, style): "presented \(title) (\(style))"
-        case let .dismissed(title): "dismissed \(title)"
-        case let .contained(title): "contained \(title)"
-        case let .uncontained(title): "uncontained \(title)"
-        case let .pushed(title): "pushed \(title)"
-        case let .popped(title): "popped \(title)"
-        case let .set(titles): "set [\(titles.joined(separator: ", "))]"
-        case let .selected(index): "selected tab \(index)"
+        case .presented(let title, let style): "presented \(title) (\(style))"
+        case .dismissed(let title): "dismissed \(title)"
+        case .contained(let title): "contained \(title)"
+        case .uncontained(let title): "uncontained \(title)"
+        case .pushed(let title): "pushed \(title)"
+        case .popped(let title): "popped \(title)"
+        case .set(let titles): "set [\(titles.joined(separator: ", "))]"
+        case .selected(let index): "selected tab \(index)"
         }
     }
 }

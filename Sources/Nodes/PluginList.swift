@@ -63,7 +63,6 @@ struct PluginQuery<KeyType: Hashable, BuildType, StateType> {
     }
 }
 
-
 /// A plugin list with a default: the default is prepended to ``createAll(state:)`` and is the
 /// fallback of ``create(state:)``, which therefore always returns a result.
 ///

@@ -38,15 +38,15 @@ public struct DebugInformation: Sendable, Equatable, CustomStringConvertible {
     /// A one-line summary such as `#3 attached under #1 Flow LoggedInFlow`.
     public var description: String {
         switch change {
-        case let .attached(parent, kind, name):
+        case .attached(let parent, let kind, let name):
             "\(node) attached under \(parent.map(\.description) ?? "root") \(kind) \(name)"
-        case let .objectAdded(index, role, typeName):
+        case .objectAdded(let index, let role, let typeName):
             "\(node) object \(index) \(role) \(typeName)"
-        case let .stateChanged(state):
+        case .stateChanged(let state):
             "\(node) \(state)"
         case .detached:
             "\(node) detached"
-        case let .released(index, role, typeName):
+        case .released(let index, let role, let typeName):
             "\(node) released \(index) \(role) \(typeName)"
         }
     }

@@ -78,7 +78,7 @@ struct NodeRegistry {
     /// takes no new object: it has been judged released.
     mutating func addObject(to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?) -> UInt16? {
         guard let slot = slots[node.rawValue], records[slot].objects.count < Int(UInt16.max),
-              records[slot].detachedAt == nil || records[slot].aliveCount > 0
+            records[slot].detachedAt == nil || records[slot].aliveCount > 0
         else { return nil }
         let index = UInt16(records[slot].objects.count)
         records[slot].objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak))
@@ -134,7 +134,7 @@ struct NodeRegistry {
     func pendingReferences() -> [(entry: PendingRelease, reference: WeakReference?)] {
         pending.compactMap { entry in
             guard let slot = slots[entry.node.rawValue], Int(entry.index) < records[slot].objects.count,
-                  records[slot].objects[Int(entry.index)].isAlive
+                records[slot].objects[Int(entry.index)].isAlive
             else { return nil }
             return (entry, records[slot].objects[Int(entry.index)].weak)
         }
@@ -196,7 +196,7 @@ struct NodeRegistry {
     /// descendant goes, and then goes with it.
     private mutating func forgetIfReleased(_ node: NodeID) {
         guard let slot = slots[node.rawValue], records[slot].detachedAt != nil, records[slot].aliveCount == 0,
-              records[slot].children.isEmpty
+            records[slot].children.isEmpty
         else { return }
         let parent = records[slot].parent
         if let parent, let parentSlot = slots[parent.rawValue] {

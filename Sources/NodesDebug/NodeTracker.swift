@@ -94,8 +94,9 @@ public final class NodeTracker: Sendable {
         _ object: AnyObject, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
         findableByObject: Bool = true
     ) -> NodeID {
-        attachNode(object, reporter: Self.reporter(of: object), role: role, parent: parent, kind: kind, name: name,
-                   findableByObject: findableByObject)
+        attachNode(
+            object, reporter: Self.reporter(of: object), role: role, parent: parent, kind: kind, name: name,
+            findableByObject: findableByObject)
     }
 
     /// ``attach(_:role:parent:kind:name:findableByObject:)`` for an object that reports its
@@ -105,8 +106,9 @@ public final class NodeTracker: Sendable {
         _ object: TrackedObjectBase, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
         findableByObject: Bool = true
     ) -> NodeID {
-        attachNode(object, reporter: object, role: role, parent: parent, kind: kind, name: name,
-                   findableByObject: findableByObject)
+        attachNode(
+            object, reporter: object, role: role, parent: parent, kind: kind, name: name,
+            findableByObject: findableByObject)
     }
 
     /// Attaches a new node under the node whose principal object is `parentObject`.
@@ -162,8 +164,9 @@ public final class NodeTracker: Sendable {
             let ownedElsewhere = owner.map { $0.tracker === self && state.registry.contains($0.node) } ?? false
             let usesHandle = reporter != nil && !ownedElsewhere
             let typeName = Self.typeName(type, of: object, in: &state)
-            guard let index = state.registry.addObject(
-                to: node, role: role, typeName: typeName, weak: usesHandle ? nil : weak)
+            guard
+                let index = state.registry.addObject(
+                    to: node, role: role, typeName: typeName, weak: usesHandle ? nil : weak)
             else { return nil }
             Self.emit(.objectAdded(index: index, role: role, typeName: typeName), for: node, in: &state)
             return usesHandle ? index : nil

@@ -33,7 +33,8 @@ final class ReleasePoller: Sendable {
                     lastPending = pending
                     // Full speed while a recent detach may still be released within its grace
                     // (a late notice would read as a leak); slower once only old leaks remain.
-                    interval = now &- lastChange < ReleasePoller.fullSpeedPeriod
+                    interval =
+                        now &- lastChange < ReleasePoller.fullSpeedPeriod
                         ? ReleasePoller.interval : min(interval * 2, ReleasePoller.longestInterval)
                     if signal.wait(nanoseconds: pending > 0 ? interval : nil) {
                         lastChange = MonotonicClock.now()

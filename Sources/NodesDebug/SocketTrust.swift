@@ -16,6 +16,9 @@ import Darwin
 /// the way must belong to this user or root; and the process that accepted the connection must
 /// run as this user (`SO_PEERCRED`).
 public enum SocketTrust {
+    /// `SO_PEERCRED` on Linux (not exported to Swift by Glibc).
+    static let peerCredentialsOption: Int32 = 17
+
     /// Why a socket is not trusted, in words a person can act on.
     public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// What kind of problem it is.
@@ -152,10 +155,10 @@ public enum SocketTrust {
         var directories: [Entry] = []
         var links = 0
         switch entry(at: "/", kind: .ancestor) {
-        case let .success(root):
+        case .success(let root):
             if let refusal = judge(root, uid: uid) { return .refused(refusal) }
             directories.append(root)
-        case let .failure(refusal):
+        case .failure(let refusal):
             return .refused(refusal)
         }
         while let name = pending.popLast() {
@@ -182,12 +185,13 @@ public enum SocketTrust {
                 case ENOENT:
                     return .missingDirectory(existing: current, missing: [name] + pending.reversed().filter { $0 != "." })
                 case EACCES:
-                    return .refused(Refusal(
-                        .inaccessible,
-                        isLeaf
-                            ? "the socket \(socketPath) belongs to another user: its directory \(current) is not open "
-                                + "to you (uid \(uid))"
-                            : "\(current) belongs to another user: it is not open to you (uid \(uid))"))
+                    return .refused(
+                        Refusal(
+                            .inaccessible,
+                            isLeaf
+                                ? "the socket \(socketPath) belongs to another user: its directory \(current) is not open "
+                                    + "to you (uid \(uid))"
+                                : "\(current) belongs to another user: it is not open to you (uid \(uid))"))
                 case ENOTDIR:
                     return .refused(Refusal(.notADirectory, "\(current) is not a directory"))
                 default:
@@ -235,7 +239,7 @@ public enum SocketTrust {
         var credentials = [UInt32](repeating: 0, count: 3)
         var length = socklen_t(12)
         let result = credentials.withUnsafeMutableBytes {
-            getsockopt(descriptor, SOL_SOCKET, 17 /* SO_PEERCRED */, $0.baseAddress, &length)
+            getsockopt(descriptor, SOL_SOCKET, Self.peerCredentialsOption, $0.baseAddress, &length)
         }
         guard result == 0, length == 12 else { return nil }
         return credentials[1]
@@ -250,7 +254,8 @@ public enum SocketTrust {
     /// The rule for the peer: the collector must run as `uid` itself.
     public static func checkPeer(of descriptor: Int32, socketPath: String, uid: UInt32 = currentUID) -> Refusal? {
         guard let peer = peerUID(of: descriptor) else {
-            return Refusal(.uninspectable, "cannot tell which user serves \(socketPath) (SO_PEERCRED failed: \(SystemErrorText.describe(errno)))")
+            return Refusal(
+                .uninspectable, "cannot tell which user serves \(socketPath) (SO_PEERCRED failed: \(SystemErrorText.describe(errno)))")
         }
         guard peer == uid else {
             return Refusal(.foreignPeer, "the collector on \(socketPath) runs as uid \(peer), not as you (uid \(uid))")
@@ -276,7 +281,7 @@ public enum SocketTrust {
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .failure(.pathTooLong) }
         switch inspect(path, uid: uid) {
-        case let .refused(refusal): return .failure(.untrusted(refusal))
+        case .refused(let refusal): return .failure(.untrusted(refusal))
         case .absent, .missingDirectory: return .failure(.system(call: "connect", errno: ENOENT))
         case .present: break
         }

@@ -76,18 +76,20 @@ enum BackgroundThread {
     static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
         let context = Unmanaged.passRetained(Body(run: body)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            // Our threads never take SIGPIPE (a socket or pipe peer that went away must not kill
-            // the host); every write of theirs handles EPIPE itself.
-            var pipeOnly = sigset_t()
-            sigemptyset(&pipeOnly)
-            sigaddset(&pipeOnly, SIGPIPE)
-            pthread_sigmask(SIG_BLOCK, &pipeOnly, nil)
-            let body = Unmanaged<Body>.fromOpaque(argument).takeRetainedValue()
-            body.run()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                // Our threads never take SIGPIPE (a socket or pipe peer that went away must not kill
+                // the host); every write of theirs handles EPIPE itself.
+                var pipeOnly = sigset_t()
+                sigemptyset(&pipeOnly)
+                sigaddset(&pipeOnly, SIGPIPE)
+                pthread_sigmask(SIG_BLOCK, &pipeOnly, nil)
+                let body = Unmanaged<Body>.fromOpaque(argument).takeRetainedValue()
+                body.run()
+                return nil
+            }, context)
         guard result == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
             return false

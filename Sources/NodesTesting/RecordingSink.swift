@@ -27,16 +27,16 @@ public final class RecordingSink: DebugSink {
         var names: [NodeID: String] = [:]
         return events.map { event in
             switch event.change {
-            case let .attached(parent, _, name):
+            case .attached(let parent, _, let name):
                 names[event.node] = name
                 return "attached \(name) under \(parent.flatMap { names[$0] } ?? "root")"
-            case let .objectAdded(_, role, typeName):
+            case .objectAdded(_, let role, let typeName):
                 return "\(names[event.node] ?? "\(event.node)") watches \(role) \(typeName)"
-            case let .stateChanged(state):
+            case .stateChanged(let state):
                 return "\(names[event.node] ?? "\(event.node)") \(state)"
             case .detached:
                 return "detached \(names[event.node] ?? "\(event.node)")"
-            case let .released(_, role, typeName):
+            case .released(_, let role, let typeName):
                 return "\(names[event.node] ?? "\(event.node)") released \(role) \(typeName)"
             }
         }

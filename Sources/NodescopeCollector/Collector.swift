@@ -117,7 +117,6 @@ public struct Collector: Sendable {
         return earliest
     }
 
-
     private mutating func dropEndedSessions(now: UInt64) {
         sessions.removeAll { session in
             guard let endedAt = session.endedAt else { return false }

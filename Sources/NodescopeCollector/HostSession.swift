@@ -105,37 +105,37 @@ struct HostSession {
         }
         defer { receivedFrames = true }
         switch message {
-        case let .defineString(frame):
+        case .defineString(let frame):
             try define(frame)
-        case let .snapshotBegin(frame):
+        case .snapshotBegin(let frame):
             try beginSnapshot(frame)
-        case let .snapshotEnd(sequence):
+        case .snapshotEnd(let sequence):
             try endSnapshot(sequence: sequence, now: now, into: &changes)
-        case let .nodeAttached(frame):
+        case .nodeAttached(let frame):
             if snapshot != nil { try replayAttach(frame) } else { try attach(frame, into: &changes) }
-        case let .objectAdded(frame):
+        case .objectAdded(let frame):
             if snapshot != nil { try replayObjectAdded(frame) } else { try addObject(frame, into: &changes) }
-        case let .stateChanged(frame):
+        case .stateChanged(let frame):
             if snapshot != nil {
                 try replayStateChanged(frame)
             } else {
                 try changeState(frame, into: &changes)
             }
-        case let .nodeDetached(frame):
+        case .nodeDetached(let frame):
             if snapshot != nil { try replayDetached(frame) } else { try detach(frame, into: &changes) }
-        case let .objectReleased(frame):
+        case .objectReleased(let frame):
             if snapshot != nil { try replayReleased(frame) } else { try release(frame, into: &changes) }
-        case let .dropped(count):
+        case .dropped(let count):
             try requireOutsideSnapshot("dropped")
             droppedReported &+= count
             awaitingSnapshot = true
-        case let .goodbye(reason):
+        case .goodbye(let reason):
             try requireOutsideSnapshot("goodbye")
             if awaitingSnapshot {
                 throw SessionError(.unexpectedMessage, "goodbye after dropped, before the snapshot that must follow it")
             }
             goodbye = reason
-        case let .heartbeat(time):
+        case .heartbeat(let time):
             try requireOutsideSnapshot("heartbeat")
             heartbeatsSeen = true
             // After `dropped` the tree is stale until the snapshot: nothing is judged on it.
@@ -162,7 +162,7 @@ struct HostSession {
             throw SessionError(.duplicateString, "defineString redefines string id \(frame.stringID)")
         }
         guard strings.count < settings.maxStringsPerSession,
-              strings.byteCount + frame.value.utf8.count <= settings.maxStringBytesPerSession
+            strings.byteCount + frame.value.utf8.count <= settings.maxStringBytesPerSession
         else {
             throw SessionError(
                 .tooManyStrings,

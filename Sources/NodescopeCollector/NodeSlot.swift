@@ -1,3 +1,5 @@
+import NodescopeWire
+
 /// Where a stored node is in the leak state machine (internal; ``NodeStatus`` is what queries show).
 enum NodePhase: UInt8 {
     /// Attached; ``NodeSlot/state`` holds its last reported state.
@@ -15,8 +17,6 @@ enum NodePhase: UInt8 {
     /// A parent that the collector never knew (or no longer knows), kept for its children.
     case placeholder
 }
-
-import NodescopeWire
 
 /// One object of a stored node: interned ids instead of strings (12 bytes).
 struct ObjectSlot {

@@ -130,7 +130,7 @@ struct NodeTree {
     /// Marks an object released; false if the node has no such object alive.
     mutating func releaseObject(_ index: UInt16, of slot: UInt32) -> Bool {
         guard let position = slots[Int(slot)].objectPosition(index),
-              slots[Int(slot)].objects[position].isAlive
+            slots[Int(slot)].objects[position].isAlive
         else { return false }
         slots[Int(slot)].objects[position].isAlive = false
         slots[Int(slot)].aliveCount &-= 1

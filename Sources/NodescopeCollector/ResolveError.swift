@@ -8,9 +8,9 @@ public enum ResolveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A sentence for a person, naming the candidates when there are several.
     public var description: String {
         switch self {
-        case let .notFound(query):
+        case .notFound(let query):
             return "no host process matches \"\(query)\"; `nodescope ps` lists the connected ones"
-        case let .ambiguous(candidates):
+        case .ambiguous(let candidates):
             let list = candidates.map { "\($0.pid) (\($0.processName))" }.joined(separator: ", ")
             return "\(candidates.count) host processes match: \(list); give a pid instead"
         }

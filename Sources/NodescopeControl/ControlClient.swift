@@ -56,12 +56,13 @@ public struct ControlClient: ~Copyable {
     ) async throws -> T {
         let descriptor: Int32
         switch SocketTrust.connect(to: path) {
-        case let .success(connected):
+        case .success(let connected):
             descriptor = connected
-        case let .failure(.untrusted(refusal)):
+        case .failure(.untrusted(let refusal)):
             throw ControlError(.untrusted, explain(refusal, path: path))
         case .failure(.pathTooLong):
-            throw ControlError(.pathTooLong, "the socket path \(path) is longer than a Unix socket allows (107 bytes); choose a shorter --socket")
+            throw ControlError(
+                .pathTooLong, "the socket path \(path) is longer than a Unix socket allows (107 bytes); choose a shorter --socket")
         case .failure(.system):
             throw ControlError(.unreachable, Self.explainConnectFailure(path))
         }
@@ -89,14 +90,15 @@ public struct ControlClient: ~Copyable {
 
     /// Refuses, before anything is tried on it, a socket whose place another user controls.
     public static func checkPlace(of path: String) throws(ControlError) {
-        if case let .refused(refusal) = SocketTrust.inspect(path) {
+        if case .refused(let refusal) = SocketTrust.inspect(path) {
             throw ControlError(.untrusted, explain(refusal, path: path))
         }
     }
 
     /// A refusal of ``SocketTrust`` as one line, with what to do.
     public static func explain(_ refusal: SocketTrust.Refusal, path: String) -> String {
-        let own = "collectors serve their own user only: start your own with `nodescope daemon --socket PATH` "
+        let own =
+            "collectors serve their own user only: start your own with `nodescope daemon --socket PATH` "
             + "(or use the default path) and point NODESCOPE_SOCKET or --socket at it"
         switch refusal.code {
         case .inaccessible:
@@ -138,13 +140,15 @@ public struct ControlClient: ~Copyable {
     }
 
     private mutating func handshake(path: String) async throws {
-        try await send(.hello(Hello(
-            role: .client, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: 0, wallNanos: 0,
-            processName: "nodescope")))
+        try await send(
+            .hello(
+                Hello(
+                    role: .client, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: 0, wallNanos: 0,
+                    processName: "nodescope")))
         switch try await nextAnswer() {
         case .helloAccepted:
             return
-        case let .helloRefused(refused):
+        case .helloRefused(let refused):
             throw ControlError(.helloRefused, "the collector on \(path) refused this client: \(VisibleText.escaped(refused.reason))")
         default:
             throw ControlError(.malformed, "the collector on \(path) answered the hello with something else; is it a Nodescope collector?")
@@ -159,11 +163,12 @@ public struct ControlClient: ~Copyable {
         var body: [UInt8] = []
         while true {
             let message = try await nextAnswer()
-            guard case let .response(response) = message, response.requestID == id else { continue }
+            guard case .response(let response) = message, response.requestID == id else { continue }
             body += response.body
             guard response.isLast else { continue }
             guard response.status == .ok else {
-                let failure = (try? ControlBody.decode(ControlBody.Failure.self, from: body))
+                let failure =
+                    (try? ControlBody.decode(ControlBody.Failure.self, from: body))
                     ?? ControlBody.Failure(error: "the collector answered \(response.status)")
                 throw Refusal(status: response.status, failure: failure)
             }
@@ -189,7 +194,7 @@ public struct ControlClient: ~Copyable {
                 message = nil  // a reset connection: the collector went away
             }
             guard let message else { break }
-            guard case let .event(event) = message else { continue }
+            guard case .event(let event) = message else { continue }
             let change = try ControlBody.decode(TreeChange.self, from: event.body)
             guard try await onChange(change) else { return }
         }
@@ -202,8 +207,10 @@ public struct ControlClient: ~Copyable {
     ) async throws -> UInt32 {
         let id = nextRequestID
         nextRequestID &+= 1
-        try await send(.request(ControlRequestFrame(
-            requestID: id, command: command, argument: argument, depth: depth, rootPath: rootPath)))
+        try await send(
+            .request(
+                ControlRequestFrame(
+                    requestID: id, command: command, argument: argument, depth: depth, rootPath: rootPath)))
         return id
     }
 

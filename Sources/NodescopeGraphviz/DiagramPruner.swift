@@ -18,7 +18,8 @@ struct DiagramPruner {
         let nodes = diagram.nodes
         let tree = DiagramTree(nodes)
         guard !tree.roots.isEmpty else {
-            throw RenderError(.emptyDiagram, "the diagram has no nodes to draw; wait until the process has attached its first node, then try again")
+            throw RenderError(
+                .emptyDiagram, "the diagram has no nodes to draw; wait until the process has attached its first node, then try again")
         }
         var starts = tree.roots
         if let rootID = options.rootID {
@@ -79,10 +80,11 @@ struct DiagramPruner {
                 guard tree.childCount(of: index) > 0 else { continue }
                 if let maxDepth, depth >= maxDepth {
                     let leaked = leakedBelow[index] - (node.state == .leaked ? 1 : 0)
-                    output.append(DiagramNode(
-                        id: placeholderIDs.next(), parent: node.id,
-                        title: "… \(subtreeSize[index] - 1) more",
-                        state: .collapsed, note: leaked > 0 ? "\(leaked) leaked" : nil))
+                    output.append(
+                        DiagramNode(
+                            id: placeholderIDs.next(), parent: node.id,
+                            title: "… \(subtreeSize[index] - 1) more",
+                            state: .collapsed, note: leaked > 0 ? "\(leaked) leaked" : nil))
                 } else {
                     push(siblings: tree.children(of: index), depth: depth + 1, parent: node.id)
                 }

@@ -42,17 +42,19 @@ public final class DiagramRenderer: Sendable {
     public func draw(_ diagram: Diagram, format: DiagramFormat, options: DiagramOptions = .init()) throws(RenderError) -> Drawing {
         let pruned = try DiagramPruner(options: options).prune(diagram)
         let prepared = pruned.diagram
-        let useTidy = switch options.layout {
-        case .dot: false
-        case .tidy: true
-        case .auto: prepared.nodes.count > options.autoTidyThreshold
-        }
+        let useTidy =
+            switch options.layout {
+            case .dot: false
+            case .tidy: true
+            case .auto: prepared.nodes.count > options.autoTidyThreshold
+            }
         let positions = useTidy ? TidyLayout.layout(prepared) : nil
         let dot = DotWriter.dot(for: prepared, positions: positions)
-        let text = switch format {
-        case .dot: dot
-        case .svg: try GraphvizContext.renderSVG(dot: dot, engine: useTidy ? "nop2" : "dot")
-        }
+        let text =
+            switch format {
+            case .dot: dot
+            case .svg: try GraphvizContext.renderSVG(dot: dot, engine: useTidy ? "nop2" : "dot")
+            }
         return Drawing(text: text, drawnNodes: pruned.drawnNodes, hiddenNodes: pruned.hiddenNodes)
     }
 

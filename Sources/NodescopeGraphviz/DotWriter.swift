@@ -111,7 +111,6 @@ public enum DotWriter {
 
     /// The size in points of the box that ``dot(for:positions:)`` draws for `node`, estimated
 
-
     public static func estimatedBoxSize(of node: DiagramNode) -> (width: Double, height: Double) {
         NodeLabel.estimatedSize(of: node)
     }

@@ -31,7 +31,9 @@ struct GraphvizContext {
             return 0
         }
         guard let gvc = Self.contextWithBuiltInTextMetrics() ?? gvContext() else {
-            throw RenderError(.graphvizUnavailable, "could not create a Graphviz context; install Graphviz's libraries (apt-get install libgraphviz-dev) and try again")
+            throw RenderError(
+                .graphvizUnavailable,
+                "could not create a Graphviz context; install Graphviz's libraries (apt-get install libgraphviz-dev) and try again")
         }
         self.gvc = gvc
     }
@@ -49,7 +51,10 @@ struct GraphvizContext {
     private func renderSVG(dot: String, engine: String) throws(RenderError) -> String {
         Self.messages.withLock { $0 = "" }
         guard let graph = dot.withCString({ agmemread($0) }) else {
-            throw RenderError(.layoutFailed, "Graphviz could not read the generated DOT text; this is a bug in Nodescope, please report it with the --format dot output", underlying: Self.report())
+            throw RenderError(
+                .layoutFailed,
+                "Graphviz could not read the generated DOT text; this is a bug in Nodescope, please report it with the --format dot output",
+                underlying: Self.report())
         }
         defer { agclose(graph) }
         // Safe on a graph that was never laid out; frees whatever a failed layout left behind.
@@ -58,9 +63,14 @@ struct GraphvizContext {
         guard gvLayout(gvc, graph, engine) == 0 else {
             let report = Self.report()
             if report.contains("not recognized") {
-                throw RenderError(.graphvizUnavailable, "Graphviz has no \"\(engine)\" layout engine; install Graphviz's plugins (apt-get install libgraphviz-dev, or graphviz) and check `dot -c`", underlying: report)
+                throw RenderError(
+                    .graphvizUnavailable,
+                    "Graphviz has no \"\(engine)\" layout engine; install Graphviz's plugins (apt-get install libgraphviz-dev, or graphviz) and check `dot -c`",
+                    underlying: report)
             }
-            throw RenderError(.layoutFailed, "Graphviz could not lay out the diagram; try --layout tidy, or a smaller diagram with --root or --depth", underlying: report)
+            throw RenderError(
+                .layoutFailed, "Graphviz could not lay out the diagram; try --layout tidy, or a smaller diagram with --root or --depth",
+                underlying: report)
         }
 
         var data: UnsafeMutablePointer<CChar>?
@@ -70,9 +80,14 @@ struct GraphvizContext {
         guard status == 0, let data else {
             let report = Self.report()
             if report.contains("not recognized") {
-                throw RenderError(.graphvizUnavailable, "Graphviz has no SVG renderer; install Graphviz's core plugins (apt-get install libgraphviz-dev) and check `dot -c`", underlying: report)
+                throw RenderError(
+                    .graphvizUnavailable,
+                    "Graphviz has no SVG renderer; install Graphviz's core plugins (apt-get install libgraphviz-dev) and check `dot -c`",
+                    underlying: report)
             }
-            throw RenderError(.renderFailed, "Graphviz laid the diagram out but could not write SVG; try --format dot and run Graphviz yourself", underlying: report)
+            throw RenderError(
+                .renderFailed, "Graphviz laid the diagram out but could not write SVG; try --format dot and run Graphviz yourself",
+                underlying: report)
         }
         return String(decoding: UnsafeRawBufferPointer(start: data, count: Int(length)), as: UTF8.self)
     }
@@ -106,7 +121,8 @@ extension GraphvizContext {
         guard let directory = pluginDirectory() else { return nil }
         var libraries: [UnsafeMutableRawPointer] = []
         for (file, symbol) in plugins {
-            let handle = dlopen("\(directory)/\(file).so.6", RTLD_NOW | RTLD_LOCAL)
+            let handle =
+                dlopen("\(directory)/\(file).so.6", RTLD_NOW | RTLD_LOCAL)
                 ?? dlopen("\(directory)/\(file).so", RTLD_NOW | RTLD_LOCAL)
             guard let handle, let library = dlsym(handle, symbol) else { return nil }
             // The plugin stays loaded for the life of the process, like the context.
@@ -144,8 +160,8 @@ extension GraphvizContext {
     }
 }
 
-private extension StringProtocol {
-    func trimmingCharacters(in characters: String) -> SubSequence {
+extension StringProtocol {
+    fileprivate func trimmingCharacters(in characters: String) -> SubSequence {
         var text = self[...]
         while let first = text.first, characters.contains(first) { text = text.dropFirst() }
         while let last = text.last, characters.contains(last) { text = text.dropLast() }

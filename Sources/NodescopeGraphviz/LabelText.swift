@@ -58,7 +58,8 @@ enum LabelText {
     private static func isPlain(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"),
-             UInt8(ascii: "\\"): false
+            UInt8(ascii: "\\"):
+            false
         case 0x20...0x7E: true
         default: false
         }
@@ -82,7 +83,8 @@ enum LabelText {
         while next < scalars.count {
             let scalar = scalars[next]
             if scalar == ";" { return next > index + 1 }
-            let isNameCharacter = scalar == "#"
+            let isNameCharacter =
+                scalar == "#"
                 || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
                 || ("0"..."9").contains(scalar)
             if !isNameCharacter { return false }

@@ -16,7 +16,8 @@ enum Legend {
         var rows = "<TR><TD COLSPAN=\"2\"><B>Legend</B></TD></TR>"
         for state in states {
             let style = NodeStyle.of(state)
-            rows += "<TR><TD BGCOLOR=\"\(style.fill)\" COLOR=\"\(style.border)\" BORDER=\"2\" "
+            rows +=
+                "<TR><TD BGCOLOR=\"\(style.fill)\" COLOR=\"\(style.border)\" BORDER=\"2\" "
                 + "WIDTH=\"\(Int(swatchWidth))\"> </TD><TD ALIGN=\"LEFT\">\(style.legendName)</TD></TR>"
         }
         return "<<TABLE BORDER=\"1\" COLOR=\"#bdbdbd\" BGCOLOR=\"white\" CELLBORDER=\"0\" "

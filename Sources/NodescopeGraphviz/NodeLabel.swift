@@ -23,25 +23,29 @@ enum NodeLabel {
         if node.state == .collapsed {
             var label = "<<I>\(LabelText.html(node.title))</I>"
             if let note = node.note, !note.isEmpty {
-                label += "<BR/><FONT POINT-SIZE=\"\(format(noteSize))\" COLOR=\"\(style.accent)\">"
+                label +=
+                    "<BR/><FONT POINT-SIZE=\"\(format(noteSize))\" COLOR=\"\(style.accent)\">"
                     + "\(LabelText.html(note))</FONT>"
             }
             return label + ">"
         }
         var rows = "<TR><TD><FONT POINT-SIZE=\"\(format(titleSize))\"><B>\(LabelText.html(node.title))</B></FONT></TD></TR>"
         if !node.kind.isEmpty {
-            rows += "<TR><TD><FONT POINT-SIZE=\"\(format(kindSize))\" COLOR=\"\(kindColor)\">"
+            rows +=
+                "<TR><TD><FONT POINT-SIZE=\"\(format(kindSize))\" COLOR=\"\(kindColor)\">"
                 + "\(LabelText.html(node.kind))</FONT></TD></TR>"
         }
         for part in node.parts {
             rows += "<TR><TD ALIGN=\"LEFT\">\(LabelText.html(part))</TD></TR>"
         }
         for part in node.releasedParts {
-            rows += "<TR><TD ALIGN=\"LEFT\"><FONT COLOR=\"\(releasedColor)\"><S>"
+            rows +=
+                "<TR><TD ALIGN=\"LEFT\"><FONT COLOR=\"\(releasedColor)\"><S>"
                 + "\(LabelText.html(part))</S></FONT></TD></TR>"
         }
         if let note = node.note, !note.isEmpty {
-            rows += "<TR><TD><FONT POINT-SIZE=\"\(format(noteSize))\" COLOR=\"\(style.accent)\"><I>"
+            rows +=
+                "<TR><TD><FONT POINT-SIZE=\"\(format(noteSize))\" COLOR=\"\(style.accent)\"><I>"
                 + "\(LabelText.html(note))</I></FONT></TD></TR>"
         }
         return "<<TABLE BORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"1\">\(rows)</TABLE>>"

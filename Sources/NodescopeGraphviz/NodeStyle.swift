@@ -24,26 +24,33 @@ struct NodeStyle: Sendable {
     static func of(_ state: DiagramNodeState) -> NodeStyle {
         switch state {
         case .active:
-            NodeStyle(shape: "box", style: "filled", border: "#2e7d32", fill: "#e8f5e9",
-                      penWidth: 1.4, accent: "#2e7d32", legendName: "active")
+            NodeStyle(
+                shape: "box", style: "filled", border: "#2e7d32", fill: "#e8f5e9",
+                penWidth: 1.4, accent: "#2e7d32", legendName: "active")
         case .inactive:
-            NodeStyle(shape: "box", style: "filled", border: "#9e9e9e", fill: "#f5f5f5",
-                      penWidth: 1, accent: "#757575", legendName: "inactive")
+            NodeStyle(
+                shape: "box", style: "filled", border: "#9e9e9e", fill: "#f5f5f5",
+                penWidth: 1, accent: "#757575", legendName: "inactive")
         case .detached:
-            NodeStyle(shape: "box", style: "filled,dashed", border: "#ef6c00", fill: "#fff3e0",
-                      penWidth: 1.6, accent: "#e65100", legendName: "detached, awaiting release")
+            NodeStyle(
+                shape: "box", style: "filled,dashed", border: "#ef6c00", fill: "#fff3e0",
+                penWidth: 1.6, accent: "#e65100", legendName: "detached, awaiting release")
         case .leaked:
-            NodeStyle(shape: "box", style: "filled", border: "red", fill: "#f8d7da",
-                      penWidth: 2.5, accent: "red", legendName: "leaked")
+            NodeStyle(
+                shape: "box", style: "filled", border: "red", fill: "#f8d7da",
+                penWidth: 2.5, accent: "red", legendName: "leaked")
         case .lateRelease:
-            NodeStyle(shape: "box", style: "filled,dotted", border: "#7b1fa2", fill: "#f3e5f5",
-                      penWidth: 1.8, accent: "#7b1fa2", legendName: "released late")
+            NodeStyle(
+                shape: "box", style: "filled,dotted", border: "#7b1fa2", fill: "#f3e5f5",
+                penWidth: 1.8, accent: "#7b1fa2", legendName: "released late")
         case .unverified:
-            NodeStyle(shape: "box", style: "filled,dashed", border: "#616161", fill: "#eeeeee",
-                      penWidth: 1.2, accent: "#616161", legendName: "unverified (process ended)")
+            NodeStyle(
+                shape: "box", style: "filled,dashed", border: "#616161", fill: "#eeeeee",
+                penWidth: 1.2, accent: "#616161", legendName: "unverified (process ended)")
         case .collapsed:
-            NodeStyle(shape: "note", style: "filled", border: "#9e9e9e", fill: "#ffffff",
-                      penWidth: 1, accent: "#757575", legendName: "hidden nodes")
+            NodeStyle(
+                shape: "note", style: "filled", border: "#9e9e9e", fill: "#ffffff",
+                penWidth: 1, accent: "#757575", legendName: "hidden nodes")
         }
     }
 }

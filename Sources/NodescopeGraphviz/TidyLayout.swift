@@ -229,17 +229,22 @@ extension TidyLayout {
 
         mutating func apportion(_ v: Int, leftSibling: Int, defaultAncestor: Int) -> Int {
             var defaultAncestor = defaultAncestor
-            var insideRight = v, outsideRight = v
-            var insideLeft = leftSibling, outsideLeft = firstChild(parent[v])
-            var sumInsideRight = modifier[insideRight], sumOutsideRight = modifier[outsideRight]
-            var sumInsideLeft = modifier[insideLeft], sumOutsideLeft = modifier[outsideLeft]
+            var insideRight = v
+            var outsideRight = v
+            var insideLeft = leftSibling
+            var outsideLeft = firstChild(parent[v])
+            var sumInsideRight = modifier[insideRight]
+            var sumOutsideRight = modifier[outsideRight]
+            var sumInsideLeft = modifier[insideLeft]
+            var sumOutsideLeft = modifier[outsideLeft]
             while nextRight(insideLeft) >= 0 && nextLeft(insideRight) >= 0 {
                 insideLeft = nextRight(insideLeft)
                 insideRight = nextLeft(insideRight)
                 outsideLeft = nextLeft(outsideLeft)
                 outsideRight = nextRight(outsideRight)
                 ancestor[outsideRight] = v
-                let needed = (prelim[insideLeft] + sumInsideLeft) - (prelim[insideRight] + sumInsideRight)
+                let needed =
+                    (prelim[insideLeft] + sumInsideLeft) - (prelim[insideRight] + sumInsideRight)
                     + distance(insideLeft, insideRight)
                 if needed > 0 {
                     let left = parent[ancestor[insideLeft]] == parent[v] ? ancestor[insideLeft] : defaultAncestor
@@ -274,7 +279,8 @@ extension TidyLayout {
         }
 
         mutating func executeShifts(_ v: Int) {
-            var accumulatedShift = 0.0, accumulatedChange = 0.0
+            var accumulatedShift = 0.0
+            var accumulatedChange = 0.0
             for position in stride(from: childStart[v + 1] - 1, through: childStart[v], by: -1) {
                 let w = childList[position]
                 prelim[w] += accumulatedShift
@@ -325,7 +331,9 @@ extension TidyLayout {
                 }
             }
 
-            var minLeft = Double.infinity, maxRight = -Double.infinity, maxBottom = 0.0
+            var minLeft = Double.infinity
+            var maxRight = -Double.infinity
+            var maxBottom = 0.0
             for v in 1..<count where included[v] {
                 minLeft = min(minLeft, x[v] - boxWidth[v] / 2)
                 maxRight = max(maxRight, x[v] + boxWidth[v] / 2)

@@ -98,7 +98,8 @@ public struct CheckOutcome: Sendable {
         if !staleEntries.isEmpty { notes.append(Self.count(staleEntries.count, "stale baseline entry", "stale baseline entries")) }
         var line = "nodescope check: "
         if failing > 0 {
-            line += Self.count(failing, strict ? "new leak or unverified node" : "new leak", strict ? "new leaks or unverified nodes" : "new leaks")
+            line += Self.count(
+                failing, strict ? "new leak or unverified node" : "new leak", strict ? "new leaks or unverified nodes" : "new leaks")
         } else {
             line += groups.isEmpty ? "no leaks" : "no new leaks"
         }
@@ -106,7 +107,7 @@ public struct CheckOutcome: Sendable {
         switch failure {
         case .command?:
             switch termination {
-            case let .exited(status): line += " — the command failed with exit status \(status); exiting \(exitCode)"
+            case .exited(let status): line += " — the command failed with exit status \(status); exiting \(exitCode)"
             case .signaled: line += " — the command was \(termination.phrase); exiting \(exitCode)"
             }
         case .leaks?:

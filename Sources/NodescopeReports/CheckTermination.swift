@@ -11,16 +11,16 @@ public enum CheckTermination: Equatable, Sendable {
     /// The exit code `check` passes on for it: its own status, or 128 + the signal number, as a shell does.
     public var passedOnCode: Int32 {
         switch self {
-        case let .exited(status): status
-        case let .signaled(signal): 128 + signal
+        case .exited(let status): status
+        case .signaled(let signal): 128 + signal
         }
     }
 
     /// `exit 3`, `killed by SIGTERM (signal 15)`.
     public var phrase: String {
         switch self {
-        case let .exited(status): "exit \(status)"
-        case let .signaled(signal): "killed by \(Self.name(of: signal)) (signal \(signal))"
+        case .exited(let status): "exit \(status)"
+        case .signaled(let signal): "killed by \(Self.name(of: signal)) (signal \(signal))"
         }
     }
 

@@ -74,9 +74,10 @@ public struct LeakGroup: Sendable {
                 groups[position].records.append(record)
             } else {
                 positions[key] = groups.count
-                groups.append(LeakGroup(
-                    verdict: record.verdict, fingerprint: record.fingerprint, records: [record],
-                    baselineEntry: baseline?.entry(matchingFingerprint: record.fingerprint, path: record.path)))
+                groups.append(
+                    LeakGroup(
+                        verdict: record.verdict, fingerprint: record.fingerprint, records: [record],
+                        baselineEntry: baseline?.entry(matchingFingerprint: record.fingerprint, path: record.path)))
             }
         }
         let rank: [LeakRecord.Verdict: Int] = [.leaked: 0, .unverified: 1, .lateRelease: 2]

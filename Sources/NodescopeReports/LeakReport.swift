@@ -56,22 +56,22 @@ public enum ReportSubject: Sendable {
     /// The leak report.
     public var report: LeakReport {
         switch self {
-        case let .check(outcome): outcome.report
-        case let .collector(report, _): report
+        case .check(let outcome): outcome.report
+        case .collector(let report, _): report
         }
     }
 
     /// The check run, if this is one.
     public var outcome: CheckOutcome? {
-        if case let .check(outcome) = self { return outcome }
+        if case .check(let outcome) = self { return outcome }
         return nil
     }
 
     /// The command line: the checked command, or the reading command.
     public var commandLine: [String] {
         switch self {
-        case let .check(outcome): outcome.command
-        case let .collector(_, commandLine): commandLine
+        case .check(let outcome): outcome.command
+        case .collector(_, let commandLine): commandLine
         }
     }
 }

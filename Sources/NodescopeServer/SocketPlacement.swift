@@ -6,7 +6,8 @@ import NodesDebug
 /// other collector answering there, and no stale socket file left behind by a dead one.
 enum SocketPlacement {
     /// What to do about a refused place, appended to every refusal.
-    static let advice = "put the socket in a directory of yours that only you may write (it is created 0700 when "
+    static let advice =
+        "put the socket in a directory of yours that only you may write (it is created 0700 when "
         + "missing), e.g. --socket ~/.nodescope/collector.sock"
 
     /// Checks the way to `path`, creates its missing directories safely, and checks that nobody
@@ -17,12 +18,12 @@ enum SocketPlacement {
         }
         let uid = SocketTrust.currentUID
         var inspection = SocketTrust.inspect(path, uid: uid)
-        if case let .missingDirectory(existing, missing) = inspection {
+        if case .missingDirectory(let existing, let missing) = inspection {
             try createDirectories(missing.dropLast(), below: existing, uid: uid)
             inspection = SocketTrust.inspect(path, uid: uid)
         }
         switch inspection {
-        case let .refused(refusal):
+        case .refused(let refusal):
             throw ServerError(.unsafeDirectory, "will not listen on \(path): \(refusal.message); \(advice)")
         case .missingDirectory:
             throw ServerError(.unsafeDirectory, "the directories of \(path) could not be created; \(advice)")

@@ -15,14 +15,15 @@ enum PayloadDecoder {
         case .hello:
             try reader.readMagic()
             let version = try readVersion(from: &reader)
-            return .hello(Hello(
-                protocolVersion: version,
-                role: try reader.readEnum(PeerRole.self, "role"),
-                pid: try reader.readUInt32("pid"),
-                monotonicNanos: try reader.readUInt64("monotonicNanos"),
-                wallNanos: try reader.readUInt64("wallNanos"),
-                processName: try reader.readString("processName")
-            ))
+            return .hello(
+                Hello(
+                    protocolVersion: version,
+                    role: try reader.readEnum(PeerRole.self, "role"),
+                    pid: try reader.readUInt32("pid"),
+                    monotonicNanos: try reader.readUInt64("monotonicNanos"),
+                    wallNanos: try reader.readUInt64("wallNanos"),
+                    processName: try reader.readString("processName")
+                ))
         case .helloAccepted:
             let version = try readVersion(from: &reader)
             let graceNanos = try reader.readUInt64("graceNanos")
@@ -30,17 +31,19 @@ enum PayloadDecoder {
             guard flags & ~0b1 == 0 else {
                 throw reader.invalid("flags", "0x\(ByteReader.hex(flags))", allowed: "only bit 0, holdExit, is defined")
             }
-            return .helloAccepted(HelloAccepted(
-                protocolVersion: version,
-                graceNanos: graceNanos,
-                holdExit: flags & 0b1 != 0,
-                collectorMonotonicNanos: try reader.readUInt64("collectorMonotonicNanos")
-            ))
+            return .helloAccepted(
+                HelloAccepted(
+                    protocolVersion: version,
+                    graceNanos: graceNanos,
+                    holdExit: flags & 0b1 != 0,
+                    collectorMonotonicNanos: try reader.readUInt64("collectorMonotonicNanos")
+                ))
         case .helloRefused:
-            return .helloRefused(HelloRefused(
-                code: try reader.readEnum(RefusalCode.self, "code"),
-                reason: try reader.readString("reason")
-            ))
+            return .helloRefused(
+                HelloRefused(
+                    code: try reader.readEnum(RefusalCode.self, "code"),
+                    reason: try reader.readString("reason")
+                ))
         case .defineString:
             let stringID = try reader.readUInt32("stringID")
             guard stringID != 0 else {
@@ -48,50 +51,56 @@ enum PayloadDecoder {
             }
             return .defineString(DefineStringFrame(stringID: stringID, value: try reader.readString("value")))
         case .snapshotBegin:
-            return .snapshotBegin(SnapshotBeginFrame(
-                sequence: try reader.readUInt64("sequence"),
-                nodeCount: try reader.readUInt32("nodeCount")
-            ))
+            return .snapshotBegin(
+                SnapshotBeginFrame(
+                    sequence: try reader.readUInt64("sequence"),
+                    nodeCount: try reader.readUInt32("nodeCount")
+                ))
         case .snapshotEnd:
             return .snapshotEnd(sequence: try reader.readUInt64("sequence"))
         case .nodeAttached:
-            return .nodeAttached(NodeAttachedFrame(
-                sequence: try reader.readUInt64("sequence"),
-                timeNanos: try reader.readUInt64("timeNanos"),
-                nodeID: try reader.readNodeID("nodeID"),
-                parentID: try reader.readUInt64("parentID"),
-                kindStringID: try reader.readUInt32("kindStringID"),
-                nameStringID: try reader.readUInt32("nameStringID")
-            ))
+            return .nodeAttached(
+                NodeAttachedFrame(
+                    sequence: try reader.readUInt64("sequence"),
+                    timeNanos: try reader.readUInt64("timeNanos"),
+                    nodeID: try reader.readNodeID("nodeID"),
+                    parentID: try reader.readUInt64("parentID"),
+                    kindStringID: try reader.readUInt32("kindStringID"),
+                    nameStringID: try reader.readUInt32("nameStringID")
+                ))
         case .objectAdded:
-            return .objectAdded(ObjectAddedFrame(
-                sequence: try reader.readUInt64("sequence"),
-                timeNanos: try reader.readUInt64("timeNanos"),
-                nodeID: try reader.readNodeID("nodeID"),
-                objectIndex: try reader.readUInt16("objectIndex"),
-                roleStringID: try reader.readUInt32("roleStringID"),
-                typeNameStringID: try reader.readUInt32("typeNameStringID")
-            ))
+            return .objectAdded(
+                ObjectAddedFrame(
+                    sequence: try reader.readUInt64("sequence"),
+                    timeNanos: try reader.readUInt64("timeNanos"),
+                    nodeID: try reader.readNodeID("nodeID"),
+                    objectIndex: try reader.readUInt16("objectIndex"),
+                    roleStringID: try reader.readUInt32("roleStringID"),
+                    typeNameStringID: try reader.readUInt32("typeNameStringID")
+                ))
         case .stateChanged:
-            return .stateChanged(StateChangedFrame(
-                sequence: try reader.readUInt64("sequence"),
-                timeNanos: try reader.readUInt64("timeNanos"),
-                nodeID: try reader.readNodeID("nodeID"),
-                state: try reader.readEnum(WireNodeState.self, "state")
-            ))
+            return .stateChanged(
+                StateChangedFrame(
+                    sequence: try reader.readUInt64("sequence"),
+                    timeNanos: try reader.readUInt64("timeNanos"),
+                    nodeID: try reader.readNodeID("nodeID"),
+                    state: try reader.readEnum(WireNodeState.self, "state")
+                ))
         case .nodeDetached:
-            return .nodeDetached(NodeDetachedFrame(
-                sequence: try reader.readUInt64("sequence"),
-                timeNanos: try reader.readUInt64("timeNanos"),
-                nodeID: try reader.readNodeID("nodeID")
-            ))
+            return .nodeDetached(
+                NodeDetachedFrame(
+                    sequence: try reader.readUInt64("sequence"),
+                    timeNanos: try reader.readUInt64("timeNanos"),
+                    nodeID: try reader.readNodeID("nodeID")
+                ))
         case .objectReleased:
-            return .objectReleased(ObjectReleasedFrame(
-                sequence: try reader.readUInt64("sequence"),
-                timeNanos: try reader.readUInt64("timeNanos"),
-                nodeID: try reader.readNodeID("nodeID"),
-                objectIndex: try reader.readUInt16("objectIndex")
-            ))
+            return .objectReleased(
+                ObjectReleasedFrame(
+                    sequence: try reader.readUInt64("sequence"),
+                    timeNanos: try reader.readUInt64("timeNanos"),
+                    nodeID: try reader.readNodeID("nodeID"),
+                    objectIndex: try reader.readUInt16("objectIndex")
+                ))
         case .dropped:
             return .dropped(count: try reader.readUInt64("count"))
         case .goodbye:
@@ -99,26 +108,29 @@ enum PayloadDecoder {
         case .heartbeat:
             return .heartbeat(monotonicNanos: try reader.readUInt64("monotonicNanos"))
         case .request:
-            return .request(ControlRequestFrame(
-                requestID: try reader.readUInt32("requestID"),
-                command: try reader.readEnum(ControlCommand.self, "command"),
-                argument: try reader.readString("argument"),
-                depth: try reader.readUInt32("depth"),
-                rootPath: try reader.readString("rootPath")
-            ))
+            return .request(
+                ControlRequestFrame(
+                    requestID: try reader.readUInt32("requestID"),
+                    command: try reader.readEnum(ControlCommand.self, "command"),
+                    argument: try reader.readString("argument"),
+                    depth: try reader.readUInt32("depth"),
+                    rootPath: try reader.readString("rootPath")
+                ))
         case .response:
-            return .response(ControlResponseFrame(
-                requestID: try reader.readUInt32("requestID"),
-                status: try reader.readEnum(ResponseStatus.self, "status"),
-                part: try reader.readUInt32("part"),
-                isLast: try reader.readBool("isLast"),
-                body: try reader.readBody("body")
-            ))
+            return .response(
+                ControlResponseFrame(
+                    requestID: try reader.readUInt32("requestID"),
+                    status: try reader.readEnum(ResponseStatus.self, "status"),
+                    part: try reader.readUInt32("part"),
+                    isLast: try reader.readBool("isLast"),
+                    body: try reader.readBody("body")
+                ))
         case .event:
-            return .event(ControlEventFrame(
-                subscriptionID: try reader.readUInt32("subscriptionID"),
-                body: try reader.readBody("body")
-            ))
+            return .event(
+                ControlEventFrame(
+                    subscriptionID: try reader.readUInt32("subscriptionID"),
+                    body: try reader.readBody("body")
+                ))
         }
     }
 

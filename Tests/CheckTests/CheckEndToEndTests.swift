@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import NodescopeCollector
 import ProcessTestSupport
 import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 
 /// `nodescope check` as CI runs it: real `nodescope`, real hosts (sample-nodes, test-host, a
 /// shell, `swift test` on a fixture package), real reports.
@@ -50,9 +51,10 @@ struct CheckEndToEndTests {
         let leaked = leaks(result).filter { $0["verdict"] as? String == "leaked" }
         #expect(!leaked.isEmpty)
         #expect(leaked.allSatisfy { $0["known"] as? Bool == false && $0["fails"] as? Bool == true })
-        #expect(leaked.contains { leak in
-            (leak["aliveObjects"] as? [[String: Any]] ?? []).contains { $0["role"] as? String == "context" }
-        }, "a retain cycle through the context leaves the context alive")
+        #expect(
+            leaked.contains { leak in
+                (leak["aliveObjects"] as? [[String: Any]] ?? []).contains { $0["role"] as? String == "context" }
+            }, "a retain cycle through the context leaves the context alive")
 
         let xml = try String(contentsOf: junit, encoding: .utf8)
         #expect(xml.contains("<failure"))
@@ -106,14 +108,14 @@ struct CheckEndToEndTests {
 
         // Give the entry a reason and add one for a leak that does not happen.
         try """
-            {
-              "version": 1,
-              "entries": [
-                { "fingerprint": "\(leakFingerprint)", "path": "Root/Leak", "reason": "the test host keeps it on purpose" },
-                { "fingerprint": "0123456789abcdef", "reason": "fixed in 2.0" }
-              ]
-            }
-            """.write(to: baseline, atomically: true, encoding: .utf8)
+        {
+          "version": 1,
+          "entries": [
+            { "fingerprint": "\(leakFingerprint)", "path": "Root/Leak", "reason": "the test host keeps it on purpose" },
+            { "fingerprint": "0123456789abcdef", "reason": "fixed in 2.0" }
+          ]
+        }
+        """.write(to: baseline, atomically: true, encoding: .utf8)
         let json = directory.appendingPathComponent("r.json")
         let run = try CheckRunner.check(["--baseline", baseline.path, "--json", json.path, "--", testHost, "exit-after-detach"])
         #expect(run.status == 0, "stderr:\n\(run.stderr)")
@@ -137,11 +139,11 @@ struct CheckEndToEndTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let baseline = directory.appendingPathComponent("baseline.json")
         try """
-            {"version": 1, "entries": [
-              {"path": "\(glob)", "reason": "accepted by path"},
-              {"path": "**/LegacyFlow", "reason": "gone"}
-            ]}
-            """.write(to: baseline, atomically: true, encoding: .utf8)
+        {"version": 1, "entries": [
+          {"path": "\(glob)", "reason": "accepted by path"},
+          {"path": "**/LegacyFlow", "reason": "gone"}
+        ]}
+        """.write(to: baseline, atomically: true, encoding: .utf8)
         let json = directory.appendingPathComponent("r.json")
         let run = try CheckRunner.check(["--quiet", "--baseline", baseline.path, "--json", json.path, "--", testHost, "exit-after-detach"])
         #expect(run.status == 0, "stderr:\n\(run.stderr)")
@@ -154,7 +156,8 @@ struct CheckEndToEndTests {
         let directory = makeReportDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let baseline = directory.appendingPathComponent("baseline.json")
-        try "{\n  \"version\": 1,\n  \"entries\": [\n    {\"path\": \"**/Leak\"}\n  ]\n}\n".write(to: baseline, atomically: true, encoding: .utf8)
+        try "{\n  \"version\": 1,\n  \"entries\": [\n    {\"path\": \"**/Leak\"}\n  ]\n}\n".write(
+            to: baseline, atomically: true, encoding: .utf8)
         let run = try CheckRunner.check(["--baseline", baseline.path, "--", "/bin/sh", "-c", "echo RAN"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("bad baseline \(baseline.path):4:5: entries[0] has no \"reason\""), "\(run.stderr)")
@@ -231,13 +234,15 @@ struct CheckEndToEndTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let baseline = directory.appendingPathComponent("baseline.json")
         try """
-            {"version": 1, "entries": [{"path": "**/Leak", "reason": "known <&> \\"quoted\\""}, {"path": "Gone", "reason": "stale"}]}
-            """.write(to: baseline, atomically: true, encoding: .utf8)
+        {"version": 1, "entries": [{"path": "**/Leak", "reason": "known <&> \\"quoted\\""}, {"path": "Gone", "reason": "stale"}]}
+        """.write(to: baseline, atomically: true, encoding: .utf8)
         // shared/ lies beside the repository (in CI's clone too), or at /work/shared here.
         let sarifSchema = try #require(
-            [repositoryRoot.appendingPathComponent("../shared/schemas/sarif-schema-2.1.0.json"),
-             URL(fileURLWithPath: "/work/shared/schemas/sarif-schema-2.1.0.json")]
-                .first { FileManager.default.fileExists(atPath: $0.path) },
+            [
+                repositoryRoot.appendingPathComponent("../shared/schemas/sarif-schema-2.1.0.json"),
+                URL(fileURLWithPath: "/work/shared/schemas/sarif-schema-2.1.0.json"),
+            ]
+            .first { FileManager.default.fileExists(atPath: $0.path) },
             "the SARIF 2.1.0 schema (shared/schemas/sarif-schema-2.1.0.json) is not beside the repository")
         let reportSchema = repositoryRoot.appendingPathComponent("docs/check-report.schema.json")
         for (name, extra) in [("new", [String]()), ("known", ["--baseline", baseline.path])] {

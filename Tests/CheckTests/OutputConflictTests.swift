@@ -1,6 +1,7 @@
 import Foundation
-@testable import NodescopeCommands
 import Testing
+
+@testable import NodescopeCommands
 
 /// Issue 12, point 7: two outputs of one command never name the same file, and no output
 /// replaces an input. First the rule on identities, then `nodescope check` refusing before it
@@ -20,8 +21,9 @@ struct OutputConflictTests {
             "c.sarif": FileIdentity(kind: .planned(directory: "/r", name: "c.sarif")),
         ]
         let identify = { (path: String) in identities[path]! }
-        #expect(OutputConflict.find(
-            outputs: [named("--json", "a.json"), named("--junit", "b.xml")], inputs: [], identify: identify) == nil)
+        #expect(
+            OutputConflict.find(
+                outputs: [named("--json", "a.json"), named("--junit", "b.xml")], inputs: [], identify: identify) == nil)
         let twice = OutputConflict.find(
             outputs: [named("--junit", "b.xml"), named("--sarif", "./sub/../b.xml")], inputs: [], identify: identify)
         #expect(twice?.contains("--junit b.xml and --sarif ./sub/../b.xml name the same file") == true, "\(twice ?? "")")
@@ -29,9 +31,10 @@ struct OutputConflictTests {
             outputs: [named("--sarif", "c.sarif"), named("--json", "link-to-a")], inputs: [named("--baseline", "a.json")],
             identify: identify)
         #expect(over?.contains("--json link-to-a would replace --baseline a.json") == true, "\(over ?? "")")
-        #expect(OutputConflict.find(
-            outputs: [named("--write-baseline", "link-to-a")], inputs: [named("--baseline", "a.json")],
-            allowed: [(output: "--write-baseline", input: "--baseline")], identify: identify) == nil)
+        #expect(
+            OutputConflict.find(
+                outputs: [named("--write-baseline", "link-to-a")], inputs: [named("--baseline", "a.json")],
+                allowed: [(output: "--write-baseline", input: "--baseline")], identify: identify) == nil)
     }
 
     @Test func identitiesOfRealFiles() throws {

@@ -102,11 +102,15 @@ private final class Keeper: @unchecked Sendable {
 
     @Test func anExpectationWaitsForALateRelease() async {
         let keeper = Keeper()
-        let expectation = ReleaseExpectation(named: "worker", watching: [{
-            let worker = PlainWorker()
-            keeper.keep(worker)
-            return worker
-        }()])
+        let expectation = ReleaseExpectation(
+            named: "worker",
+            watching: [
+                {
+                    let worker = PlainWorker()
+                    keeper.keep(worker)
+                    return worker
+                }()
+            ])
         #expect(expectation.currentVerdict().isReleased == false)
         // A thread of its own, not a task: under a busy test run the concurrency pool can be
         // taken for seconds by tests that block.

@@ -1,5 +1,6 @@
-@testable import NodesDebug
 import Testing
+
+@testable import NodesDebug
 
 @Suite("NodeRegistry: the tracker's rules without locks or clocks")
 struct NodeRegistryTests {

@@ -1,6 +1,7 @@
-@testable import NodesDebug
 import SeededRandom
 import Testing
+
+@testable import NodesDebug
 
 @Suite("NodeSlotTable: the tracker's id-to-slot map")
 struct NodeSlotTableTests {

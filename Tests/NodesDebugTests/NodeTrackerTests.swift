@@ -44,17 +44,18 @@ struct NodeTrackerTests {
         interactor = nil
         tracker.pollReleases()
         #expect(tracker.snapshot().nodes.map(\.name) == ["RootRouter"])
-        #expect(sink.lines == [
-            "attached RootRouter under root",
-            "RootRouter watches router Router",
-            "attached CardRouter under RootRouter",
-            "CardRouter watches router Router",
-            "CardRouter watches interactor Interactor",
-            "CardRouter active",
-            "detached CardRouter",
-            "CardRouter released router Router",
-            "CardRouter released interactor Interactor",
-        ])
+        #expect(
+            sink.lines == [
+                "attached RootRouter under root",
+                "RootRouter watches router Router",
+                "attached CardRouter under RootRouter",
+                "CardRouter watches router Router",
+                "CardRouter watches interactor Interactor",
+                "CardRouter active",
+                "detached CardRouter",
+                "CardRouter released router Router",
+                "CardRouter released interactor Interactor",
+            ])
         #expect(sink.events.map(\.sequence) == Array(1...9))
         _ = root
         root = nil

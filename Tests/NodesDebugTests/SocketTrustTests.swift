@@ -45,11 +45,13 @@ struct SocketTrustTests {
     }
 
     @Test func aRefusalSaysWhoOwnsWhat() throws {
-        let refusal = try #require(SocketTrust.judge(
-            SocketTrust.Entry(path: "/tmp/nodescope-1000", kind: .socketDirectory, owner: other, mode: 0o41777), uid: me))
+        let refusal = try #require(
+            SocketTrust.judge(
+                SocketTrust.Entry(path: "/tmp/nodescope-1000", kind: .socketDirectory, owner: other, mode: 0o41777), uid: me))
         #expect(refusal.message.contains("/tmp/nodescope-1000") && refusal.message.contains("uid 1001"))
-        let open = try #require(SocketTrust.judge(
-            SocketTrust.Entry(path: "/srv/s", kind: .ancestor, owner: me, mode: 0o40777), uid: me))
+        let open = try #require(
+            SocketTrust.judge(
+                SocketTrust.Entry(path: "/srv/s", kind: .ancestor, owner: me, mode: 0o40777), uid: me))
         #expect(open.message.contains("mode 777"), "\(open.message)")
     }
 
@@ -89,7 +91,7 @@ struct SocketTrustTests {
             mkdir(directory, 0o700)
             chown(directory, 65534, 65534)
             chmod(directory, mode)
-            guard case let .refused(refusal) = SocketTrust.inspect(directory + "/c.sock") else {
+            guard case .refused(let refusal) = SocketTrust.inspect(directory + "/c.sock") else {
                 Issue.record("\(directory) was trusted")
                 continue
             }
@@ -99,7 +101,7 @@ struct SocketTrustTests {
         mkdir(base + "/mine", 0o700)
         symlink(base + "/mine", base + "/their-link")
         lchown(base + "/their-link", 65534, 65534)
-        guard case let .refused(refusal) = SocketTrust.inspect(base + "/their-link/c.sock") else {
+        guard case .refused(let refusal) = SocketTrust.inspect(base + "/their-link/c.sock") else {
             Issue.record("a link of nobody was followed")
             return
         }
@@ -110,7 +112,7 @@ struct SocketTrustTests {
         mkdir(base + "/theirs", 0o700)
         chown(base + "/theirs", 65534, 65534)
         symlink(base + "/theirs", base + "/to-theirs")
-        if case let .refused(refusal) = SocketTrust.inspect(base + "/to-theirs/c.sock") {
+        if case .refused(let refusal) = SocketTrust.inspect(base + "/to-theirs/c.sock") {
             #expect(refusal.code == .foreignOwner)
         } else {
             Issue.record("a link to nobody's directory was trusted")

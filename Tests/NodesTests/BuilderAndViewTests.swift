@@ -6,7 +6,12 @@ import Testing
 struct BuilderAndViewTests {
     final class AppComponent: BootstrapComponent {
         var counter = 0
-        var session: [String] { shared { counter += 1; return ["session \(counter)"] } }
+        var session: [String] {
+            shared {
+                counter += 1
+                return ["session \(counter)"]
+            }
+        }
     }
 
     final class ChildComponent: Component<AppComponent> {
@@ -26,10 +31,12 @@ struct BuilderAndViewTests {
     @Test func builderMakesAComponentPerBuildWithDynamicDependencies() {
         let app = AppComponent()
         let builder = ChildBuilder { userID in ChildComponent(parent: app, userID: userID) }
-        #expect(builder.build(withDynamicBuildDependency: "listener", dynamicComponentDependency: "u1")
-            == "u1 listener session 1")
-        #expect(builder.build(withDynamicBuildDependency: "other", dynamicComponentDependency: "u2")
-            == "u2 other session 1", "shared instances are made once per component")
+        #expect(
+            builder.build(withDynamicBuildDependency: "listener", dynamicComponentDependency: "u1")
+                == "u1 listener session 1")
+        #expect(
+            builder.build(withDynamicBuildDependency: "other", dynamicComponentDependency: "u2")
+                == "u2 other session 1", "shared instances are made once per component")
     }
 
     @Test func headlessViewsRecordPresentationsNavigationAndTabs() {

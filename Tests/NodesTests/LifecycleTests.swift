@@ -13,25 +13,27 @@ struct LifecycleTests {
             let parent = root.show(TestFlow("Parent", log: log))
             parent.show(TestFlow("Child", log: log))
         }
-        #expect(log.entries == [
-            "Root context active", "Root worker start", "Root flow start",
-            "Parent context active", "Parent worker start", "Parent flow start",
-            "Child context active", "Child worker start", "Child flow start",
-        ])
-        #expect(scope.sink.lines == [
-            "attached Root under root",
-            "Root watches flow TestFlow", "Root watches context TestContext",
-            "Root watches worker TestWorker", "Root watches view HeadlessViewController",
-            "Root started", "Root active",
-            "attached Parent under Root",
-            "Parent watches flow TestFlow", "Parent watches context TestContext",
-            "Parent watches worker TestWorker", "Parent watches view HeadlessViewController",
-            "Parent started", "Parent active",
-            "attached Child under Parent",
-            "Child watches flow TestFlow", "Child watches context TestContext",
-            "Child watches worker TestWorker", "Child watches view HeadlessViewController",
-            "Child started", "Child active",
-        ])
+        #expect(
+            log.entries == [
+                "Root context active", "Root worker start", "Root flow start",
+                "Parent context active", "Parent worker start", "Parent flow start",
+                "Child context active", "Child worker start", "Child flow start",
+            ])
+        #expect(
+            scope.sink.lines == [
+                "attached Root under root",
+                "Root watches flow TestFlow", "Root watches context TestContext",
+                "Root watches worker TestWorker", "Root watches view HeadlessViewController",
+                "Root started", "Root active",
+                "attached Parent under Root",
+                "Parent watches flow TestFlow", "Parent watches context TestContext",
+                "Parent watches worker TestWorker", "Parent watches view HeadlessViewController",
+                "Parent started", "Parent active",
+                "attached Child under Parent",
+                "Child watches flow TestFlow", "Child watches context TestContext",
+                "Child watches worker TestWorker", "Child watches view HeadlessViewController",
+                "Child started", "Child active",
+            ])
     }
 
     @Test func detachEndsSubFlowsLastAttachedFirstThenStopsWorkersThenDeactivates() {
@@ -47,11 +49,12 @@ struct LifecycleTests {
             scope.sink.removeAll()
             root.hide(parent)
         }
-        #expect(log.entries == [
-            "ChildB worker stop", "ChildB context resign",
-            "ChildA worker stop", "ChildA context resign",
-            "Parent worker stop", "Parent context resign",
-        ])
+        #expect(
+            log.entries == [
+                "ChildB worker stop", "ChildB context resign",
+                "ChildA worker stop", "ChildA context resign",
+                "Parent worker stop", "Parent context resign",
+            ])
         // A clean detach releases all four objects of each of the three nodes.
         let releases = scope.sink.events.filter {
             if case .released = $0.change { return true } else { return false }
@@ -71,23 +74,24 @@ struct LifecycleTests {
             parent.show(TestFlow("ChildA", log: log))
             parent.show(TestFlow("ChildB", log: log))
             for event in scope.sink.events {
-                if case let .attached(_, _, name) = event.change { names[event.node] = name }
+                if case .attached(_, _, let name) = event.change { names[event.node] = name }
             }
             scope.sink.removeAll()
             root.hide(parent)
         }
         let lifecycle = scope.sink.events.compactMap { event -> String? in
             switch event.change {
-            case let .stateChanged(state): "\(names[event.node]!) \(state)"
+            case .stateChanged(let state): "\(names[event.node]!) \(state)"
             case .detached: "\(names[event.node]!) detached"
             default: nil
             }
         }
-        #expect(lifecycle == [
-            "ChildB inactive", "ChildB ended", "ChildB detached",
-            "ChildA inactive", "ChildA ended", "ChildA detached",
-            "Parent inactive", "Parent ended", "Parent detached",
-        ])
+        #expect(
+            lifecycle == [
+                "ChildB inactive", "ChildB ended", "ChildB detached",
+                "ChildA inactive", "ChildA ended", "ChildA detached",
+                "Parent inactive", "Parent ended", "Parent detached",
+            ])
     }
 
     @Test func rootEndDetachesTheRoot() {

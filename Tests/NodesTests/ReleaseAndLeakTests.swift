@@ -7,10 +7,10 @@ struct ReleaseAndLeakTests {
     /// Names each node's objects by id, from the attach events.
     private func releasedObjects(_ sink: RecordingSink, of name: String) -> [String] {
         let id = sink.events.first {
-            if case let .attached(_, _, attachedName) = $0.change { attachedName == name } else { false }
+            if case .attached(_, _, let attachedName) = $0.change { attachedName == name } else { false }
         }?.node
         return sink.events.compactMap { event in
-            guard event.node == id, case let .released(_, role, _) = event.change else { return nil }
+            guard event.node == id, case .released(_, let role, _) = event.change else { return nil }
             return role.rawValue
         }
     }
@@ -52,10 +52,11 @@ struct ReleaseAndLeakTests {
 
         #expect(scope.leaks.reported.isEmpty, "nothing is reported before the grace runs out")
         scope.elapseGrace()
-        #expect(scope.leaks.reported.map(\.description) == [
-            "Profile: TestContext still alive 1000 ms after detach",
-            "Profile: TestWorker still alive 1000 ms after detach",
-        ])
+        #expect(
+            scope.leaks.reported.map(\.description) == [
+                "Profile: TestContext still alive 1000 ms after detach",
+                "Profile: TestWorker still alive 1000 ms after detach",
+            ])
 
         service.listeners.removeAll()
         #expect(releasedObjects(scope.sink, of: "Profile").suffix(2) == ["context", "worker"])

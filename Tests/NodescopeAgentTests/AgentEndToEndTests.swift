@@ -1,6 +1,6 @@
 import Foundation
-import ProcessTestSupport
 import NodescopeWire
+import ProcessTestSupport
 import Testing
 
 /// The agent in a real host process, talking to a real listener process over a real socket.
@@ -57,7 +57,7 @@ struct AgentEndToEndTests {
         listener.stop()
 
         let recorded = try messages(in: scratch.appendingPathComponent("connection-1.bin"))
-        guard case let .hello(hello)? = recorded.first else {
+        guard case .hello(let hello)? = recorded.first else {
             Issue.record("the stream does not begin with hello")
             return
         }

@@ -1,6 +1,7 @@
-@testable import NodesDebug
 import NodescopeWire
 import Testing
+
+@testable import NodesDebug
 
 /// The agent's rules, on a manual clock: simulated seconds, real microseconds.
 @Suite("The agent's link on a manual clock")
@@ -37,9 +38,10 @@ struct AgentLinkTests {
         var simulation = Simulation()
         simulation.answer = .refused("this collector speaks protocol version 2, the host sent 1")
         simulation.run(until: at(61 * second))
-        #expect(simulation.logs == [
-            "the collector at /run/nodescope/c.sock refused this process: this collector speaks protocol version 2, the host sent 1",
-        ])
+        #expect(
+            simulation.logs == [
+                "the collector at /run/nodescope/c.sock refused this process: this collector speaks protocol version 2, the host sent 1"
+            ])
         let attempts = simulation.times(of: \.isConnect)
         #expect(attempts.count == 7)
         #expect(zip(attempts, attempts.dropFirst()).allSatisfy { $1 - $0 >= 10 * second && $1 - $0 < 11 * second })
@@ -49,10 +51,11 @@ struct AgentLinkTests {
         var simulation = Simulation()
         simulation.connectOutcome = .untrusted("/run/nodescope is writable by others")
         simulation.run(until: at(30 * second))
-        #expect(simulation.logs == [
-            "not connecting to /run/nodescope/c.sock: /run/nodescope is writable by others; "
-                + "start your own collector (nodescope daemon)",
-        ])
+        #expect(
+            simulation.logs == [
+                "not connecting to /run/nodescope/c.sock: /run/nodescope is writable by others; "
+                    + "start your own collector (nodescope daemon)"
+            ])
         #expect(simulation.times { if case .sendHello = $0 { true } else { false } }.isEmpty)
         // The same file is tried again every 5 s, in case its owner fixes it.
         let attempts = simulation.times(of: \.isConnect)
@@ -111,10 +114,11 @@ struct AgentLinkTests {
         let opened = try #require(simulation.firstTime { $0 == .announceConnected })
         // The time to vouch for is read (and the weak references polled) before the queue is
         // taken, so every event stamped before it is in the snapshot or the events after it.
-        #expect(simulation.actions(from: opened).prefix(8).map(\.name) == [
-            "announceConnected", "pollReleases", "takeEvents", "sendSnapshot", "sendHeartbeat", "sendEvents",
-            "write", "readIncoming",
-        ])
+        #expect(
+            simulation.actions(from: opened).prefix(8).map(\.name) == [
+                "announceConnected", "pollReleases", "takeEvents", "sendSnapshot", "sendHeartbeat", "sendEvents",
+                "write", "readIncoming",
+            ])
         let polled = try #require(simulation.firstTime { $0 == .pollReleases })
         #expect(simulation.heartbeats.first?.vouched == polled)
     }

@@ -1,7 +1,8 @@
-@testable import NodesDebug
-import NodescopeWire
 import NodesTesting
+import NodescopeWire
 import Testing
+
+@testable import NodesDebug
 
 @Suite("Agent parts without sockets")
 struct AgentUnitTests {

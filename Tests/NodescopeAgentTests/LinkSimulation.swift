@@ -1,5 +1,6 @@
-@testable import NodesDebug
 import NodescopeWire
+
+@testable import NodesDebug
 
 /// The agent's writer thread played in a simulated world on a manual clock: it performs what
 /// ``AgentLink`` asks against scripted facts (when the socket appears, what the collector
@@ -140,13 +141,13 @@ struct LinkSimulation {
 
     private mutating func perform(_ action: AgentLink.Action, until end: UInt64) -> AgentLink.Action {
         switch action {
-        case let .sleep(until, wakeOnEvent):
+        case .sleep(let until, let wakeOnEvent):
             if let request = feedRequest() { return request }
             var wakeAt = min(until, end)
             for request in [exitAt, stopAt].compactMap({ $0 }) where request > now { wakeAt = min(wakeAt, request) }
             if wakeOnEvent, connected, let next = appEvents.map(\.at).filter({ $0 > now }).min() { wakeAt = min(wakeAt, next) }
             now = max(now, wakeAt)
-        case let .log(line):
+        case .log(let line):
             logs.append(line)
         case .examineSocket:
             let present = socketAppearsAt.map { $0 <= now } ?? false
@@ -156,7 +157,7 @@ struct LinkSimulation {
         case .sendHello:
             helloSentAt = now
             return link.helloSent(complete: true, now: now)
-        case let .awaitAnswer(wait):
+        case .awaitAnswer(let wait):
             if let request = feedRequest() { return request }
             let slice = UInt64(wait) * Self.millisecond
             guard let delay = answerDelay, helloSentAt + delay <= now + slice else {
@@ -176,14 +177,14 @@ struct LinkSimulation {
             return link.eventsTaken(dropped: dropsAtNextTake, now: now)
         case .sendSnapshot:
             return link.snapshotSent(sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(), now: now)
-        case let .sendEvents(after):
+        case .sendEvents(let after):
             let sent = batch.filter { $0.sequence > after }
             batch = []
             let latestDetach = sent.filter(\.event.isDetach).map(\.event.at).max()
             return link.eventsSent(through: sent.last?.sequence ?? after, latestDetach: latestDetach, now: now)
-        case let .sendHeartbeat(vouched):
+        case .sendHeartbeat(let vouched):
             heartbeats.append((now, vouched))
-        case let .write(wait, _):
+        case .write(let wait, _):
             if failingWrites > 0 {
                 failingWrites -= 1
                 return link.wrote(.failed, now: now)
@@ -195,10 +196,10 @@ struct LinkSimulation {
         case .inspectTracker:
             return link.trackerInspected(
                 sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(), now: now)
-        case let .sayGoodbye(reason, _):
+        case .sayGoodbye(let reason, _):
             goodbye = (reason, now)
             disconnect()
-        case let .close(line):
+        case .close(let line):
             if let line { logs.append(line) }
             disconnect()
         case .finish:

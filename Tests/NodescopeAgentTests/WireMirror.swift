@@ -22,7 +22,7 @@ struct WireMirror {
 
     mutating func apply(_ message: WireMessage) {
         switch message {
-        case let .defineString(frame):
+        case .defineString(let frame):
             strings[frame.stringID] = frame.value
         case .snapshotBegin:
             nodes = [:]
@@ -30,22 +30,22 @@ struct WireMirror {
             snapshotCount += 1
         case .snapshotEnd:
             inSnapshot = false
-        case let .nodeAttached(frame):
+        case .nodeAttached(let frame):
             nodes[frame.nodeID] = Node(
                 parent: frame.parentID, kind: strings[frame.kindStringID] ?? "?", name: strings[frame.nameStringID] ?? "?")
-        case let .objectAdded(frame):
+        case .objectAdded(let frame):
             nodes[frame.nodeID]?.objects[frame.objectIndex] = (strings[frame.roleStringID] ?? "?", true)
-        case let .stateChanged(frame):
+        case .stateChanged(let frame):
             nodes[frame.nodeID]?.state = "\(frame.state)"
-        case let .nodeDetached(frame):
+        case .nodeDetached(let frame):
             nodes[frame.nodeID]?.detached = true
             forgetIfGone(frame.nodeID)
-        case let .objectReleased(frame):
+        case .objectReleased(let frame):
             nodes[frame.nodeID]?.objects[frame.objectIndex]?.alive = false
             forgetIfGone(frame.nodeID)
-        case let .dropped(count):
+        case .dropped(let count):
             dropMarkers.append(count)
-        case let .goodbye(reason):
+        case .goodbye(let reason):
             goodbye = reason
         default:
             break
@@ -72,12 +72,12 @@ extension WireMessage {
     /// The host event sequence a message belongs to, if it has one.
     var hostSequence: UInt64? {
         switch self {
-        case let .snapshotBegin(frame): frame.sequence
-        case let .nodeAttached(frame): frame.sequence
-        case let .objectAdded(frame): frame.sequence
-        case let .stateChanged(frame): frame.sequence
-        case let .nodeDetached(frame): frame.sequence
-        case let .objectReleased(frame): frame.sequence
+        case .snapshotBegin(let frame): frame.sequence
+        case .nodeAttached(let frame): frame.sequence
+        case .objectAdded(let frame): frame.sequence
+        case .stateChanged(let frame): frame.sequence
+        case .nodeDetached(let frame): frame.sequence
+        case .objectReleased(let frame): frame.sequence
         default: nil
         }
     }

@@ -16,7 +16,7 @@ struct HostileShapeTests {
         harness.wait(2 * Harness.second)
         let flagged = harness.advance(to: harness.now)
         let records = flagged.compactMap { change -> LeakRecord? in
-            if case let .leakFlagged(record) = change { record } else { nil }
+            if case .leakFlagged(let record) = change { record } else { nil }
         }
         #expect(records.count == Int(depth))
         #expect(records.allSatisfy { $0.path.count <= 65 })

@@ -326,7 +326,7 @@ struct LeakTransitionTests {
     @Test func attachUnderAnUnknownParentUsesAPlaceholder() throws {
         var host = Harness()
         let changes = try host.attach(5, parent: 99, kind: "Orphan")
-        guard case let .attached(placeholder) = changes.first else {
+        guard case .attached(let placeholder) = changes.first else {
             Issue.record("expected a placeholder first, got \(changes)")
             return
         }
@@ -360,7 +360,7 @@ struct LeakTransitionTests {
     static func kind(_ change: TreeChange) -> String {
         switch change {
         case .attached: "attached"
-        case let .statusChanged(_, status): "status \(status.rawValue)"
+        case .statusChanged(_, let status): "status \(status.rawValue)"
         case .objectAdded: "added"
         case .objectReleased: "released"
         case .removed: "removed"

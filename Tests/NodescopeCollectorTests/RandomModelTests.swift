@@ -1,7 +1,7 @@
 import NodescopeCollector
 import NodescopeWire
-import Testing
 import SeededRandom
+import Testing
 
 /// A host's own registry, as the agent keeps it: the truth that random streams are made from.
 struct RandomHost {

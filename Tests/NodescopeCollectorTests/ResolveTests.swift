@@ -42,14 +42,14 @@ struct ResolveTests {
         _ = Self.open(&collector, pid: 2, name: "worker-b", at: 2)
         _ = Self.open(&collector, pid: 3, name: "twin", at: 3)
         _ = Self.open(&collector, pid: 4, name: "twin", at: 4)
-        guard case let .failure(.ambiguous(candidates)) = collector.resolve("worker") else {
+        guard case .failure(.ambiguous(let candidates)) = collector.resolve("worker") else {
             Issue.record("expected ambiguous")
             return
         }
         #expect(candidates.map(\.pid) == [1, 2])
         let message = ResolveError.ambiguous(candidates).description
         #expect(message.contains("1 (worker-a)") && message.contains("2 (worker-b)"))
-        guard case let .failure(.ambiguous(twins)) = collector.resolve("twin") else {
+        guard case .failure(.ambiguous(let twins)) = collector.resolve("twin") else {
             Issue.record("expected ambiguous")
             return
         }

@@ -82,7 +82,7 @@ struct TreeViewTests {
     @Test func attachedChangeCarriesTheAbsoluteDepth() throws {
         var host = try sample()
         let changes = try host.attach(7, parent: 6, kind: "Leaf", objects: ["view"], state: .started)
-        guard case let .attached(info) = changes.first else {
+        guard case .attached(let info) = changes.first else {
             Issue.record("expected attached first")
             return
         }

@@ -164,7 +164,8 @@ struct DaemonEndToEndTests {
         Thread.sleep(forTimeInterval: 0.3)
         let before = canonical(try treeView(pid, socket: socket))
 
-        let helloBytes: [UInt8] = [0x1B, 0, 0, 0, 0x01] + Array("NSCP".utf8) + [1, 0, 1, 1, 0, 0, 0]
+        let helloBytes: [UInt8] =
+            [0x1B, 0, 0, 0, 0x01] + Array("NSCP".utf8) + [1, 0, 1, 1, 0, 0, 0]
             + [UInt8](repeating: 0, count: 16) + [1, 0, 0x68]
         var generator = SystemRandomNumberGenerator()
         var attacks: [[UInt8]] = [
@@ -174,7 +175,9 @@ struct DaemonEndToEndTests {
             helloBytes + [0x02, 0, 0, 0, 0x19, 0x09],  // a host hello, then an invalid goodbye reason
             helloBytes + [0x09, 0, 0, 0, 0x16] + [UInt8](repeating: 0xAB, count: 8),  // a truncated detach
         ]
-        for _ in 0..<20 { attacks.append((0..<Int.random(in: 1...512, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        for _ in 0..<20 {
+            attacks.append((0..<Int.random(in: 1...512, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
         let connections = attacks.compactMap { bytes -> RawSocket? in
             let connection = RawSocket(path: socket)
             connection?.send(bytes)

@@ -23,7 +23,8 @@ struct ProtocolPromisesTests {
         let fixture = try DaemonFixture()
         defer { fixture.stop() }
         // The example of the conformance report: pid 4242, version 2, the layout of version 1.
-        let reported: [UInt8] = [0x20, 0, 0, 0, 0x01, 0x4E, 0x53, 0x43, 0x50, 0x02, 0x00, 0x01, 0x92, 0x10, 0, 0]
+        let reported: [UInt8] =
+            [0x20, 0, 0, 0, 0x01, 0x4E, 0x53, 0x43, 0x50, 0x02, 0x00, 0x01, 0x92, 0x10, 0, 0]
             + [UInt8](repeating: 0, count: 16) + [0x02, 0x00, 0x76, 0x32]
         let cases: [(bytes: [UInt8], version: UInt16)] = [
             (reported, 2),
@@ -33,7 +34,7 @@ struct ProtocolPromisesTests {
         ]
         for (bytes, version) in cases {
             let (messages, closed) = try exchange(bytes, on: fixture.socket)
-            guard case let .helloRefused(refusal)? = messages.first else {
+            guard case .helloRefused(let refusal)? = messages.first else {
                 Issue.record("no helloRefused for version \(version): \(messages)")
                 continue
             }
@@ -56,7 +57,7 @@ struct ProtocolPromisesTests {
         ]
         for bytes in firsts {
             let (messages, closed) = try exchange(bytes, on: fixture.socket)
-            guard case let .helloRefused(refusal)? = messages.first else {
+            guard case .helloRefused(let refusal)? = messages.first else {
                 Issue.record("no helloRefused for \(bytes.prefix(5)): \(messages)")
                 continue
             }
@@ -101,7 +102,8 @@ struct ProtocolPromisesTests {
     @Test func aViolationIsLoggedOnOneLineNamingThePeerAndTheReason() throws {
         let fixture = try DaemonFixture()
         defer { fixture.stop() }
-        let bytes = Raw.hello(pid: 4303, monotonic: Raw.now(), name: "raw-host")
+        let bytes =
+            Raw.hello(pid: 4303, monotonic: Raw.now(), name: "raw-host")
             + Raw.snapshotBegin(0, nodes: 0) + Raw.snapshotEnd(0) + Raw.attached(1, at: 1, node: 1, kind: 9)
         let (_, closed) = try exchange(bytes, on: fixture.socket)
         #expect(closed)
@@ -120,7 +122,8 @@ struct ProtocolPromisesTests {
         let start = Raw.now()
         let grace: UInt64 = 1_000_000_000
         let detachedAt = start + 2_000
-        let stream = hostStream(pid: 4304, name: "slow-hello", start: start, detachedAt: detachedAt)
+        let stream =
+            hostStream(pid: 4304, name: "slow-hello", start: start, detachedAt: detachedAt)
             + Raw.heartbeat(detachedAt + grace)
         let connection = try #require(RawSocket(path: fixture.socket))
         defer { connection.close() }
@@ -171,9 +174,10 @@ struct ProtocolPromisesTests {
     /// The collector's own check (SO_PEERCRED): a peer of another user that gets through the
     /// file permissions (opened on purpose here) and skips the client-side checks (a raw socket)
     /// is refused with code 2. Needs root, to speak as `nobody`.
-    @Test(.enabled(
-        if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    @Test(
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func aPeerOfAnotherUserIsRefusedByTheCollectorWithCode2() throws {
         let scratch = URL(fileURLWithPath: "/var/tmp/nsuid-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -206,7 +210,7 @@ struct ProtocolPromisesTests {
             let start = hex.index(hex.startIndex, offsetBy: offset)
             return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)
         }
-        guard case let .helloRefused(refusal)? = Raw.decode(bytes).first else {
+        guard case .helloRefused(let refusal)? = Raw.decode(bytes).first else {
             Issue.record("no refusal for a peer of another user: \(hex)")
             return
         }

@@ -19,7 +19,8 @@ struct VerdictsUnderLoadTests {
         defer { fixture.stop() }
         var random = SplitMix64(seed: 11)
         let start = Raw.now()
-        var bytes = Raw.hello(pid: 4401, monotonic: start, name: "dense") + Raw.defineString(1, "Item") + Raw.defineString(2, "flow")
+        var bytes =
+            Raw.hello(pid: 4401, monotonic: start, name: "dense") + Raw.defineString(1, "Item") + Raw.defineString(2, "flow")
             + Raw.snapshotBegin(0, nodes: 0) + Raw.snapshotEnd(0)
         var sequence: UInt64 = 0
         var time = start
@@ -82,7 +83,8 @@ struct VerdictsUnderLoadTests {
         let fixture = try DaemonFixture()
         defer { fixture.stop() }
         let nodes: UInt64 = 20_000
-        var bytes = Raw.hello(pid: 4402, monotonic: Raw.now(), name: "big") + Raw.defineString(1, "FeedItemFlow")
+        var bytes =
+            Raw.hello(pid: 4402, monotonic: Raw.now(), name: "big") + Raw.defineString(1, "FeedItemFlow")
             + Raw.defineString(2, "flow") + Raw.defineString(3, "FeedItemFlowImp")
             + Raw.snapshotBegin(0, nodes: 0) + Raw.snapshotEnd(0)
         for node in 1...nodes {
@@ -127,7 +129,7 @@ struct VerdictsUnderLoadTests {
         let extra = try #require(RawSocket(path: fixture.socket))
         defer { extra.close() }
         extra.send(Raw.hello(role: 2, pid: 200, monotonic: Raw.now(), name: "one-too-many"))
-        guard case let .helloRefused(refusal)? = Raw.decode(extra.read(within: 2)).first else {
+        guard case .helloRefused(let refusal)? = Raw.decode(extra.read(within: 2)).first else {
             Issue.record("no refusal beyond the limit")
             return
         }

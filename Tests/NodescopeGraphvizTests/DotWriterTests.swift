@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NodescopeGraphviz
 
 @Suite("DOT text")
@@ -21,17 +22,21 @@ struct DotWriterTests {
         let second = try DiagramRenderer.shared.render(diagram, format: .dot, options: .init(layout: .tidy))
         #expect(first == second)
         let prepared = try DiagramRenderer.shared.prepare(diagram, options: .init())
-        #expect(try DiagramRenderer.shared.render(diagram, format: .dot, options: .init(layout: .dot))
-            == DotWriter.dot(for: prepared))
+        #expect(
+            try DiagramRenderer.shared.render(diagram, format: .dot, options: .init(layout: .dot))
+                == DotWriter.dot(for: prepared))
     }
 
     @Test("hostile names cannot add statements to the graph")
     func hostileNames() {
-        let diagram = Diagram(title: "t\"]; evil [label=\"x", nodes: [
-            DiagramNode(id: 1, parent: nil, title: "A\"]; n666 [label=\"pwned\"]; //", kind: "<B>k</B>",
-                        parts: ["> } digraph {", "back\\slash \\N \\G", "new\nline\rreturn"]),
-            DiagramNode(id: 2, parent: 1, title: "</TD></TR></TABLE>>]; n777 [shape=box", state: .leaked),
-        ], showLegend: false)
+        let diagram = Diagram(
+            title: "t\"]; evil [label=\"x",
+            nodes: [
+                DiagramNode(
+                    id: 1, parent: nil, title: "A\"]; n666 [label=\"pwned\"]; //", kind: "<B>k</B>",
+                    parts: ["> } digraph {", "back\\slash \\N \\G", "new\nline\rreturn"]),
+                DiagramNode(id: 2, parent: 1, title: "</TD></TR></TABLE>>]; n777 [shape=box", state: .leaked),
+            ], showLegend: false)
         let dot = DotWriter.dot(for: diagram)
         let lines = dot.split(separator: "\n")
         // One line per statement: the graph, node and edge defaults, two nodes and one edge.
@@ -54,22 +59,26 @@ struct DotWriterTests {
         #expect(LabelText.quoted("say \"hi\" \\N <b> &amp;") == "say \\\"hi\\\" \\\\N <b> \u{FF06}amp;")
     }
 
-    @Test("numbers are written the same way everywhere", arguments: [
-        (12.0, 1, "12"), (12.25, 1, "12.3"), (-0.04, 1, "0"), (-3.5, 1, "-3.5"), (0.1389, 3, "0.139"),
-        (1_234_567.0, 1, "1234567"), (Double.nan, 1, "0"), (0.5, 0, "1"),
-    ])
+    @Test(
+        "numbers are written the same way everywhere",
+        arguments: [
+            (12.0, 1, "12"), (12.25, 1, "12.3"), (-0.04, 1, "0"), (-3.5, 1, "-3.5"), (0.1389, 3, "0.139"),
+            (1_234_567.0, 1, "1234567"), (Double.nan, 1, "0"), (0.5, 0, "1"),
+        ])
     func numbers(value: Double, decimals: Int, expected: String) {
         #expect(DotNumber.format(value, decimals: decimals) == expected)
     }
 
     @Test("edges go only to nodes that are drawn")
     func orphansBecomeRoots() {
-        let diagram = Diagram(title: "", nodes: [
-            DiagramNode(id: 5, parent: 99, title: "Orphan"),
-            DiagramNode(id: 6, parent: 7, title: "ParentComesLater"),
-            DiagramNode(id: 7, parent: 5, title: "Child"),
-            DiagramNode(id: 7, parent: nil, title: "Duplicate"),
-        ], showLegend: false)
+        let diagram = Diagram(
+            title: "",
+            nodes: [
+                DiagramNode(id: 5, parent: 99, title: "Orphan"),
+                DiagramNode(id: 6, parent: 7, title: "ParentComesLater"),
+                DiagramNode(id: 7, parent: 5, title: "Child"),
+                DiagramNode(id: 7, parent: nil, title: "Duplicate"),
+            ], showLegend: false)
         let dot = DotWriter.dot(for: diagram)
         #expect(dot.contains("n5 -> n7;"))
         #expect(!dot.contains("n99"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NodescopeGraphviz
 
 @Suite("Preparing a diagram: focus, depth, collapsing")
@@ -119,13 +120,15 @@ struct PrepareTests {
 
     @Test("a diagram that lists children far from their parents comes out in pre-order")
     func reorders() throws {
-        let diagram = Diagram(title: "", nodes: [
-            DiagramNode(id: 1, parent: nil, title: "Root"),
-            DiagramNode(id: 2, parent: 1, title: "A"),
-            DiagramNode(id: 3, parent: 1, title: "B"),
-            DiagramNode(id: 4, parent: 2, title: "A1"),
-            DiagramNode(id: 5, parent: 3, title: "B1"),
-        ])
+        let diagram = Diagram(
+            title: "",
+            nodes: [
+                DiagramNode(id: 1, parent: nil, title: "Root"),
+                DiagramNode(id: 2, parent: 1, title: "A"),
+                DiagramNode(id: 3, parent: 1, title: "B"),
+                DiagramNode(id: 4, parent: 2, title: "A1"),
+                DiagramNode(id: 5, parent: 3, title: "B1"),
+            ])
         #expect(try renderer.prepare(diagram, options: .init()).nodes.map(\.id) == [1, 2, 4, 3, 5])
     }
 

@@ -1,8 +1,9 @@
 import Foundation
+import SeededRandom
 import Synchronization
 import Testing
+
 @testable import NodescopeGraphviz
-import SeededRandom
 
 /// Graphviz 2.42 is not thread-safe and leaks easily: these run many renders, alone and from
 /// many threads at once, and print the memory they cost.
@@ -31,7 +32,9 @@ struct RenderStressTests {
         }
         let after = Self.residentBytes()
         let growth = Double(after - before) / 1_048_576
-        print("1,000 renders: resident \(before / 1_048_576) MB before, \(after / 1_048_576) MB after, growth \(String(format: "%.1f", growth)) MB")
+        print(
+            "1,000 renders: resident \(before / 1_048_576) MB before, \(after / 1_048_576) MB after, growth \(String(format: "%.1f", growth)) MB"
+        )
         #expect(after - before < 200 * 1_048_576)
     }
 
@@ -40,13 +43,18 @@ struct RenderStressTests {
         // Graphviz 2.42 keeps wrapping counters in its layout engines; some graph shapes have
         // crashed it only after a few hundred earlier, different layouts.
         let nasty = ["<script>", "&#0; &foo;", "\"q\" \\N", "nul\u{0}", "line\nbreak", "🚀 日本語"]
-        let hostile = Diagram(title: nasty.joined(separator: " "), nodes: nasty.enumerated().map { index, name in
-            DiagramNode(id: UInt64(index + 1), parent: index == 0 ? nil : 1, title: name, kind: name,
-                        parts: [name], releasedParts: [name], state: .leaked, note: name)
-        })
+        let hostile = Diagram(
+            title: nasty.joined(separator: " "),
+            nodes: nasty.enumerated().map { index, name in
+                DiagramNode(
+                    id: UInt64(index + 1), parent: index == 0 ? nil : 1, title: name, kind: name,
+                    parts: [name], releasedParts: [name], state: .leaked, note: name)
+            })
         var jobs: [(dot: String, engine: String)] = []
-        for diagram in [SampleDiagrams.allStates, hostile, SampleDiagrams.randomTree(count: 40, seed: 9),
-                        SampleDiagrams.randomTree(count: 120, seed: 5, statesEvery: 9)] {
+        for diagram in [
+            SampleDiagrams.allStates, hostile, SampleDiagrams.randomTree(count: 40, seed: 9),
+            SampleDiagrams.randomTree(count: 120, seed: 5, statesEvery: 9),
+        ] {
             for rich in [true, false] {
                 jobs.append((DotWriter.dot(for: diagram, positions: nil, richLabels: rich), "dot"))
                 jobs.append((DotWriter.dot(for: diagram, positions: TidyLayout.layout(diagram), richLabels: rich), "nop2"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NodescopeGraphviz
 
 @Suite("SVG through Graphviz")
@@ -30,18 +31,22 @@ struct SVGRenderTests {
         #expect(document.node(titled: "legend") == nil)
     }
 
-    @Test("hostile names stay text and the SVG stays well-formed",
-          arguments: [DiagramLayout.dot, .tidy], [true, false])
+    @Test(
+        "hostile names stay text and the SVG stays well-formed",
+        arguments: [DiagramLayout.dot, .tidy], [true, false])
     func hostileNames(layout: DiagramLayout, richLabels: Bool) throws {
         let nasty = [
             "<script>alert('x')</script>", "&#0; &#x1F; &foo; &amp; &", "\"quoted\" \\back\\slash \\N \\G \\l",
             "nul\u{0}and\u{1}bell\u{7}", "]]><!-- -->", "line\nbreak", "emoji 🚀 and 日本語", "\u{FFFE}\u{202E}rtl",
             "<TABLE><TR><TD>x</TD></TR></TABLE>",
         ]
-        let diagram = Diagram(title: nasty.joined(separator: " "), nodes: nasty.enumerated().map { index, name in
-            DiagramNode(id: UInt64(index + 1), parent: index == 0 ? nil : 1, title: name, kind: name,
-                        parts: [name], releasedParts: [name], state: .leaked, note: name)
-        })
+        let diagram = Diagram(
+            title: nasty.joined(separator: " "),
+            nodes: nasty.enumerated().map { index, name in
+                DiagramNode(
+                    id: UInt64(index + 1), parent: index == 0 ? nil : 1, title: name, kind: name,
+                    parts: [name], releasedParts: [name], state: .leaked, note: name)
+            })
         let positions = layout == .tidy ? TidyLayout.layout(diagram) : nil
         let dot = DotWriter.dot(for: diagram, positions: positions, richLabels: richLabels)
         let svg = try GraphvizContext.renderSVG(dot: dot, engine: layout == .tidy ? "nop2" : "dot")
@@ -54,7 +59,9 @@ struct SVGRenderTests {
         let titles = document.nodes.compactMap(\.texts.first)
         #expect(titles.contains("<script>alert('x')</script>"))
         // Rich labels keep Graphviz away from \N and friends with an invisible zero-width space.
-        let slashes = richLabels ? "\"quoted\" \\\u{200B}back\\\u{200B}slash \\\u{200B}N \\\u{200B}G \\\u{200B}l"
+        let slashes =
+            richLabels
+            ? "\"quoted\" \\\u{200B}back\\\u{200B}slash \\\u{200B}N \\\u{200B}G \\\u{200B}l"
             : "\"quoted\" \\back\\slash \\N \\G \\l"
         #expect(titles.contains(slashes))
         #expect(titles.contains("emoji 🚀 and 日本語"))
@@ -73,8 +80,11 @@ struct SVGRenderTests {
         #expect(document.parseError == nil)
         let leaked = try #require(document.node(titled: "n5"))
         #expect(leaked.outline["stroke"] == "red")
-        #expect(leaked.texts == ["StoryFlow", "\u{AB}Flow\u{BB}", "context: StoryContextImp", "view: StoryViewController",
-                                 "\u{2717} worker: StoryPlaybackWorker", "leaked 1.2 s after detach"])
+        #expect(
+            leaked.texts == [
+                "StoryFlow", "\u{AB}Flow\u{BB}", "context: StoryContextImp", "view: StoryViewController",
+                "\u{2717} worker: StoryPlaybackWorker", "leaked 1.2 s after detach",
+            ])
     }
 
     @Test("auto picks the tidy layout above the threshold")
@@ -84,7 +94,8 @@ struct SVGRenderTests {
         let big = try DiagramRenderer.shared.render(diagram, format: .dot, options: .init(autoTidyThreshold: 39))
         #expect(!small.contains("layout=nop2"))
         #expect(big.contains("layout=nop2"))
-        #expect(SVGDocument(try DiagramRenderer.shared.render(diagram, format: .svg, options: .init(autoTidyThreshold: 39))).parseError == nil)
+        #expect(
+            SVGDocument(try DiagramRenderer.shared.render(diagram, format: .svg, options: .init(autoTidyThreshold: 39))).parseError == nil)
     }
 
     @Test("errors say what to do")

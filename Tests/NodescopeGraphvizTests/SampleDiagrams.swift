@@ -7,27 +7,35 @@ enum SampleDiagrams {
     static let allStates = Diagram(
         title: "sample \"app\" <pid 4242> & co \\ 12:00:00",
         nodes: [
-            DiagramNode(id: 1, parent: nil, title: "AppFlow", kind: "Flow",
-                        parts: ["context: AppContextImp", "worker: AppStartWorker", "view: WindowViewController"]),
-            DiagramNode(id: 2, parent: 1, title: "LoggedInFlow", kind: "Flow",
-                        parts: ["context: LoggedInContextImp", "view: TabBarController"]),
-            DiagramNode(id: 3, parent: 2, title: "FeedFlow", kind: "Flow",
-                        parts: ["context: FeedContextImp", "worker: FeedRefreshWorker ×2", "view: FeedViewController"]),
-            DiagramNode(id: 4, parent: 3, title: "FeedItemFlow", kind: "Flow",
-                        parts: ["context: FeedItemContextImp"], state: .inactive),
-            DiagramNode(id: 5, parent: 3, title: "StoryFlow", kind: "Flow",
-                        parts: ["context: StoryContextImp", "view: StoryViewController"],
-                        releasedParts: ["worker: StoryPlaybackWorker"],
-                        state: .leaked, note: "leaked 1.2 s after detach"),
-            DiagramNode(id: 6, parent: 2, title: "ProfileFlow", kind: "Flow",
-                        parts: ["view: ProfileViewController"], releasedParts: ["context: ProfileContextImp"],
-                        state: .detached, note: "detached 0.4 s ago"),
-            DiagramNode(id: 7, parent: 2, title: "SettingsFlow", kind: "Router",
-                        releasedParts: ["interactor: SettingsInteractor", "view: SettingsViewController"],
-                        state: .lateRelease, note: "released 3.4 s late"),
-            DiagramNode(id: 8, parent: 1, title: "OnboardingFlow", kind: "Module",
-                        parts: ["presenter: <OnboardingPresenter & \"Tracking\">"],
-                        state: .unverified, note: "process ended 0.2 s after detach"),
+            DiagramNode(
+                id: 1, parent: nil, title: "AppFlow", kind: "Flow",
+                parts: ["context: AppContextImp", "worker: AppStartWorker", "view: WindowViewController"]),
+            DiagramNode(
+                id: 2, parent: 1, title: "LoggedInFlow", kind: "Flow",
+                parts: ["context: LoggedInContextImp", "view: TabBarController"]),
+            DiagramNode(
+                id: 3, parent: 2, title: "FeedFlow", kind: "Flow",
+                parts: ["context: FeedContextImp", "worker: FeedRefreshWorker ×2", "view: FeedViewController"]),
+            DiagramNode(
+                id: 4, parent: 3, title: "FeedItemFlow", kind: "Flow",
+                parts: ["context: FeedItemContextImp"], state: .inactive),
+            DiagramNode(
+                id: 5, parent: 3, title: "StoryFlow", kind: "Flow",
+                parts: ["context: StoryContextImp", "view: StoryViewController"],
+                releasedParts: ["worker: StoryPlaybackWorker"],
+                state: .leaked, note: "leaked 1.2 s after detach"),
+            DiagramNode(
+                id: 6, parent: 2, title: "ProfileFlow", kind: "Flow",
+                parts: ["view: ProfileViewController"], releasedParts: ["context: ProfileContextImp"],
+                state: .detached, note: "detached 0.4 s ago"),
+            DiagramNode(
+                id: 7, parent: 2, title: "SettingsFlow", kind: "Router",
+                releasedParts: ["interactor: SettingsInteractor", "view: SettingsViewController"],
+                state: .lateRelease, note: "released 3.4 s late"),
+            DiagramNode(
+                id: 8, parent: 1, title: "OnboardingFlow", kind: "Module",
+                parts: ["presenter: <OnboardingPresenter & \"Tracking\">"],
+                state: .unverified, note: "process ended 0.2 s after detach"),
             DiagramNode(id: 9, parent: 1, title: "… 240 more FeedItemFlow", state: .collapsed),
         ])
 
@@ -49,8 +57,10 @@ enum SampleDiagrams {
             if statesEvery > 0 && index % statesEvery == statesEvery - 1 {
                 state = DiagramNodeState.allCases[index / statesEvery % DiagramNodeState.allCases.count]
             }
-            nodes.append(DiagramNode(id: id, parent: parent, title: "\(name)\(index)", kind: "Flow",
-                                     parts: parts, state: state))
+            nodes.append(
+                DiagramNode(
+                    id: id, parent: parent, title: "\(name)\(index)", kind: "Flow",
+                    parts: parts, state: state))
         }
         return Diagram(title: "random \(count)", nodes: nodes)
     }
@@ -58,23 +68,28 @@ enum SampleDiagrams {
     /// An app-like tree: a root with `sections` sections, each with screens, each with items.
     static func appTree(sections: Int, screensPerSection: Int, itemsPerScreen: Int) -> Diagram {
         var nodes: [DiagramNode] = [
-            DiagramNode(id: 1, parent: nil, title: "AppFlow", kind: "Flow",
-                        parts: ["context: AppContextImp", "view: WindowViewController"]),
+            DiagramNode(
+                id: 1, parent: nil, title: "AppFlow", kind: "Flow",
+                parts: ["context: AppContextImp", "view: WindowViewController"])
         ]
         var nextID: UInt64 = 2
-        func add(_ parent: UInt64, _ title: String, _ kind: String, _ parts: [String], _ state: DiagramNodeState = .active, note: String? = nil) -> UInt64 {
+        func add(
+            _ parent: UInt64, _ title: String, _ kind: String, _ parts: [String], _ state: DiagramNodeState = .active, note: String? = nil
+        ) -> UInt64 {
             let id = nextID
             nextID += 1
             nodes.append(DiagramNode(id: id, parent: parent, title: title, kind: kind, parts: parts, state: state, note: note))
             return id
         }
         for section in 0..<sections {
-            let sectionID = add(1, "Section\(section)Flow", "Flow", ["context: Section\(section)ContextImp", "view: Section\(section)ViewController"])
+            let sectionID = add(
+                1, "Section\(section)Flow", "Flow", ["context: Section\(section)ContextImp", "view: Section\(section)ViewController"])
             for screen in 0..<screensPerSection {
                 let leaked = (section * screensPerSection + screen) % 17 == 5
-                let screenID = add(sectionID, "Screen\(screen)Flow", "Flow",
-                                   ["context: Screen\(screen)ContextImp", "worker: LoadWorker", "view: Screen\(screen)ViewController"],
-                                   leaked ? .leaked : .active, note: leaked ? "leaked 1.0 s after detach" : nil)
+                let screenID = add(
+                    sectionID, "Screen\(screen)Flow", "Flow",
+                    ["context: Screen\(screen)ContextImp", "worker: LoadWorker", "view: Screen\(screen)ViewController"],
+                    leaked ? .leaked : .active, note: leaked ? "leaked 1.0 s after detach" : nil)
                 for item in 0..<itemsPerScreen {
                     _ = add(screenID, "ItemFlow", "Flow", ["context: Item\(item)ContextImp"], item % 5 == 4 ? .inactive : .active)
                 }
@@ -83,4 +98,3 @@ enum SampleDiagrams {
         return Diagram(title: "SampleApp (pid 4242) at 12:00:00", nodes: nodes)
     }
 }
-

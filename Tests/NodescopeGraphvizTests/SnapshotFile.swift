@@ -22,7 +22,8 @@ enum SnapshotFile {
         if actual != expected {
             let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
             let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
-            let line = (0..<min(actualLines.count, expectedLines.count)).first { actualLines[$0] != expectedLines[$0] }
+            let line =
+                (0..<min(actualLines.count, expectedLines.count)).first { actualLines[$0] != expectedLines[$0] }
                 ?? min(actualLines.count, expectedLines.count)
             let got = line < actualLines.count ? String(actualLines[line]) : "<end of text>"
             let wanted = line < expectedLines.count ? String(expectedLines[line]) : "<end of file>"

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NodescopeGraphviz
 
 @Suite("Tidy layout")
@@ -16,14 +17,16 @@ struct TidyLayoutTests {
         for node in diagram.nodes where boxes[node.id] == nil {
             guard let centre = result.positions[node.id] else { continue }
             let size = DotWriter.estimatedBoxSize(of: node)
-            boxes[node.id] = Box(id: node.id, minX: centre.x - size.width / 2, maxX: centre.x + size.width / 2,
-                                 minY: centre.y - size.height / 2, maxY: centre.y + size.height / 2)
+            boxes[node.id] = Box(
+                id: node.id, minX: centre.x - size.width / 2, maxX: centre.x + size.width / 2,
+                minY: centre.y - size.height / 2, maxY: centre.y + size.height / 2)
         }
         return boxes
     }
 
-    @Test("no two boxes overlap, parents are above children, siblings keep their order",
-          arguments: [(1, 1), (2, 60), (3, 700), (4, 1_500)] as [(UInt64, Int)])
+    @Test(
+        "no two boxes overlap, parents are above children, siblings keep their order",
+        arguments: [(1, 1), (2, 60), (3, 700), (4, 1_500)] as [(UInt64, Int)])
     func geometry(seed: UInt64, count: Int) throws {
         let diagram = SampleDiagrams.randomTree(count: count, seed: seed)
         _ = try checkGeometry(diagram)
@@ -101,7 +104,9 @@ struct TidyLayoutTests {
                     let segment = Box(id: 0, minX: min(a.x, b.x), maxX: max(a.x, b.x), minY: min(a.y, b.y), maxY: max(a.y, b.y))
                     for box in sorted where box.id != node.id && box.id != parent {
                         let inner = Box(id: 0, minX: box.minX + 0.01, maxX: box.maxX - 0.01, minY: box.minY + 0.01, maxY: box.maxY - 0.01)
-                        if segment.minX <= inner.maxX && inner.minX <= segment.maxX && segment.minY <= inner.maxY && inner.minY <= segment.maxY {
+                        if segment.minX <= inner.maxX && inner.minX <= segment.maxX && segment.minY <= inner.maxY
+                            && inner.minY <= segment.maxY
+                        {
                             crossings += 1
                         }
                     }
@@ -143,16 +148,20 @@ struct TidyLayoutTests {
 
     @Test("roots, orphans and repeated ids")
     func forest() {
-        let diagram = Diagram(title: "", nodes: [
-            DiagramNode(id: 1, parent: nil, title: "RootA"),
-            DiagramNode(id: 2, parent: 1, title: "Child"),
-            DiagramNode(id: 3, parent: nil, title: "RootB"),
-            DiagramNode(id: 4, parent: 42, title: "Orphan"),
-            DiagramNode(id: 2, parent: 3, title: "Repeated"),
-        ])
+        let diagram = Diagram(
+            title: "",
+            nodes: [
+                DiagramNode(id: 1, parent: nil, title: "RootA"),
+                DiagramNode(id: 2, parent: 1, title: "Child"),
+                DiagramNode(id: 3, parent: nil, title: "RootB"),
+                DiagramNode(id: 4, parent: 42, title: "Orphan"),
+                DiagramNode(id: 2, parent: 3, title: "Repeated"),
+            ])
         let result = TidyLayout.layout(diagram)
         #expect(result.positions.count == 4)
-        let rootA = result.positions[1]!, rootB = result.positions[3]!, orphan = result.positions[4]!
+        let rootA = result.positions[1]!
+        let rootB = result.positions[3]!
+        let orphan = result.positions[4]!
         #expect(rootA.x < rootB.x && rootB.x < orphan.x)
         #expect(rootA.y == rootB.y)
         #expect(result.positions[2]!.x == rootA.x)
@@ -161,28 +170,33 @@ struct TidyLayoutTests {
 
     @Test("custom sizes are respected")
     func customSizes() {
-        let diagram = Diagram(title: "", nodes: [
-            DiagramNode(id: 1, parent: nil, title: "R"),
-            DiagramNode(id: 2, parent: 1, title: "A"),
-            DiagramNode(id: 3, parent: 1, title: "B"),
-        ])
+        let diagram = Diagram(
+            title: "",
+            nodes: [
+                DiagramNode(id: 1, parent: nil, title: "R"),
+                DiagramNode(id: 2, parent: 1, title: "A"),
+                DiagramNode(id: 3, parent: 1, title: "B"),
+            ])
         let result = TidyLayout.layout(diagram) { _ in (100, 20) }
         #expect(result.positions[3]!.x - result.positions[2]!.x == 100 + TidyLayout.siblingGap)
         #expect(result.positions[2]!.y - result.positions[1]!.y == 20 + TidyLayout.levelGap)
         #expect(result.width == 200 + TidyLayout.siblingGap)
         #expect(result.height == 40 + TidyLayout.levelGap)
         let middle = 20 + TidyLayout.levelGap / 2
-        #expect(result.edgeRoutes[2] == [
-            TidyLayout.Point(x: result.positions[1]!.x, y: 20), TidyLayout.Point(x: result.positions[1]!.x, y: middle),
-            TidyLayout.Point(x: 50, y: middle), TidyLayout.Point(x: 50, y: 20 + TidyLayout.levelGap),
-        ])
+        #expect(
+            result.edgeRoutes[2] == [
+                TidyLayout.Point(x: result.positions[1]!.x, y: 20), TidyLayout.Point(x: result.positions[1]!.x, y: middle),
+                TidyLayout.Point(x: 50, y: middle), TidyLayout.Point(x: 50, y: 20 + TidyLayout.levelGap),
+            ])
         #expect(result.edgeRoutes[1] == nil)
     }
 
     @Test("three or more leaves hang in a column from a rail under the parent")
     func stackedLeaves() {
-        var nodes = [DiagramNode(id: 1, parent: nil, title: "R"), DiagramNode(id: 2, parent: 1, title: "P"),
-                     DiagramNode(id: 3, parent: 1, title: "Q")]
+        var nodes = [
+            DiagramNode(id: 1, parent: nil, title: "R"), DiagramNode(id: 2, parent: 1, title: "P"),
+            DiagramNode(id: 3, parent: 1, title: "Q"),
+        ]
         for leaf in 0..<5 { nodes.append(DiagramNode(id: UInt64(10 + leaf), parent: 2, title: "L")) }
         nodes.append(DiagramNode(id: 20, parent: 3, title: "Deep"))
         nodes.append(DiagramNode(id: 21, parent: 20, title: "Deeper"))
@@ -193,10 +207,11 @@ struct TidyLayoutTests {
             let centre = result.positions[UInt64(10 + leaf)]!
             #expect(centre.x == rail + TidyLayout.stackIndent + 30)
             #expect(centre.y == p.y + 10 + TidyLayout.levelGap + 10 + Double(leaf) * (20 + TidyLayout.stackGap))
-            #expect(result.edgeRoutes[UInt64(10 + leaf)] == [
-                TidyLayout.Point(x: rail, y: p.y + 10), TidyLayout.Point(x: rail, y: centre.y),
-                TidyLayout.Point(x: rail + TidyLayout.stackIndent, y: centre.y),
-            ])
+            #expect(
+                result.edgeRoutes[UInt64(10 + leaf)] == [
+                    TidyLayout.Point(x: rail, y: p.y + 10), TidyLayout.Point(x: rail, y: centre.y),
+                    TidyLayout.Point(x: rail + TidyLayout.stackIndent, y: centre.y),
+                ])
         }
         // The column is reserved at every depth it spans: the neighbour's deep chain stays clear.
         let columnRight = rail + TidyLayout.stackIndent + 60

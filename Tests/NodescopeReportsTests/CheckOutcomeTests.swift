@@ -1,10 +1,12 @@
 import Foundation
+import NodescopeCollector
+import Testing
+
+@testable import NodescopeReports
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import NodescopeCollector
-@testable import NodescopeReports
-import Testing
 
 /// The decision (exit codes, verdict line) and the reports, on made-up findings: no processes.
 @Suite struct CheckOutcomeTests {
@@ -14,7 +16,9 @@ import Testing
     ) -> LeakRecord {
         LeakRecord(
             session: SessionID(rawValue: 1), pid: pid, processName: name, nodeID: UInt64(path.count), kind: "Flow", path: path,
-            aliveObjects: roles.enumerated().map { ObjectInfo(index: UInt16($0.offset + 1), role: $0.element, typeName: "T\($0.offset)", isAlive: true) },
+            aliveObjects: roles.enumerated().map {
+                ObjectInfo(index: UInt16($0.offset + 1), role: $0.element, typeName: "T\($0.offset)", isAlive: true)
+            },
             detachedAtNanos: 1_000_000_000, flaggedAtNanos: flagged,
             releasedAtNanos: verdict == .lateRelease ? 2_500_000_000 : nil, verdict: verdict,
             fingerprint: LeakFingerprint.fingerprint(path: path, aliveRoles: roles))
@@ -64,16 +68,21 @@ import Testing
             {"version": 1, "entries": [{"path": "A/*", "reason": "known"}, {"path": "Z", "reason": "stale"}, {"path": "Y", "reason": "stale"}]}
             """
         #expect(try outcome([]).verdictLine == "nodescope check: no leaks — passing")
-        #expect(try outcome([record(["A", "B"])], baseline: baseline).verdictLine
-            == "nodescope check: no new leaks (1 known, 2 stale baseline entries) — passing")
-        #expect(try outcome([record(["A", "B"]), record(["C"])], baseline: baseline).verdictLine
-            == "nodescope check: 1 new leak (1 known, 2 stale baseline entries) — failing")
-        #expect(try outcome([record(["C"])], termination: .exited(3)).verdictLine
-            == "nodescope check: 1 new leak — the command failed with exit status 3; exiting 3")
-        #expect(try outcome([], termination: .signaled(15)).verdictLine
-            == "nodescope check: no leaks — the command was killed by SIGTERM (signal 15); exiting 143")
-        #expect(try outcome([record(["C"], verdict: .unverified)], strict: true).verdictLine
-            == "nodescope check: 1 new leak or unverified node — failing")
+        #expect(
+            try outcome([record(["A", "B"])], baseline: baseline).verdictLine
+                == "nodescope check: no new leaks (1 known, 2 stale baseline entries) — passing")
+        #expect(
+            try outcome([record(["A", "B"]), record(["C"])], baseline: baseline).verdictLine
+                == "nodescope check: 1 new leak (1 known, 2 stale baseline entries) — failing")
+        #expect(
+            try outcome([record(["C"])], termination: .exited(3)).verdictLine
+                == "nodescope check: 1 new leak — the command failed with exit status 3; exiting 3")
+        #expect(
+            try outcome([], termination: .signaled(15)).verdictLine
+                == "nodescope check: no leaks — the command was killed by SIGTERM (signal 15); exiting 143")
+        #expect(
+            try outcome([record(["C"], verdict: .unverified)], strict: true).verdictLine
+                == "nodescope check: 1 new leak or unverified node — failing")
         #expect(try outcome([record(["C"])], writing: "b.json").verdictLine == "nodescope check: 1 new leak — wrote the baseline b.json")
     }
 
@@ -88,8 +97,12 @@ import Testing
 
     @Test func theHumanSummaryNamesEverything() throws {
         let text = ReportText.render(
-            .check(try outcome([record(["A", "B"], roles: ["context", "worker"]), record(["Z"])],
-                        baseline: "{\"version\": 1, \"entries\": [{\"path\": \"A/B\", \"reason\": \"kept\"}, {\"fingerprint\": \"0123456789abcdef\", \"reason\": \"old\"}]}")),
+            .check(
+                try outcome(
+                    [record(["A", "B"], roles: ["context", "worker"]), record(["Z"])],
+                    baseline:
+                        "{\"version\": 1, \"entries\": [{\"path\": \"A/B\", \"reason\": \"kept\"}, {\"fingerprint\": \"0123456789abcdef\", \"reason\": \"old\"}]}"
+                )),
             colorful: false)
         #expect(text.contains("KNOWN LEAK  A › B  (Flow)"))
         #expect(text.contains("  process:     host [pid 7]"))
@@ -103,9 +116,11 @@ import Testing
 
     @Test func theJUnitReportEscapesAndParses() throws {
         let nasty = ["Root<&>", "\"Quoted\" 'Flow'\u{01}"]
-        let xml = ReportJUnit.render(.check(try outcome([
-            record(nasty, name: "host&<co>"), record(["U"], verdict: .unverified), record(["L"], verdict: .lateRelease),
-        ])))
+        let xml = ReportJUnit.render(
+            .check(
+                try outcome([
+                    record(nasty, name: "host&<co>"), record(["U"], verdict: .unverified), record(["L"], verdict: .lateRelease),
+                ])))
         let parser = XMLParser(data: Data(xml.utf8))
         let collector = AttributeCollector()
         parser.delegate = collector
@@ -176,7 +191,8 @@ private final class AttributeCollector: NSObject, XMLParserDelegate {
     @Test func aCollectorFailureStillGivesEveryReportWithTheFailureInIt() throws {
         let outcome = CheckOutcome(
             command: ["swift", "test"], termination: .exited(0),
-            leaks: [], processes: [], collectorFailure: "cannot read the private collector", baseline: nil, baselineFile: nil, baselineOutput: nil, strict: false, graceNanos: 1_000_000_000)
+            leaks: [], processes: [], collectorFailure: "cannot read the private collector", baseline: nil, baselineFile: nil,
+            baselineOutput: nil, strict: false, graceNanos: 1_000_000_000)
         #expect(outcome.exitCode == 2)
         #expect(outcome.verdictLine.contains("the private collector failed (cannot read the private collector)"))
         let json = try JSONSerialization.jsonObject(with: Data(ReportJSON.render(outcome).utf8)) as? [String: Any]

@@ -4,9 +4,10 @@ import NIOCore
 import NIOEmbedded
 import NodescopeCollector
 import NodescopeControl
-@testable import NodescopeServer
 import NodescopeWire
 import Testing
+
+@testable import NodescopeServer
 
 /// The hub and the connection handler through NIO's in-memory channels, on the embedded loop's
 /// manual clock: subscriptions and their stream, slow clients let go, the deadlines, the
@@ -28,7 +29,7 @@ struct CollectorHubTests {
     /// The events `channel` received since the last read, as subscription id and change.
     private func events(_ collector: EmbeddedCollector, from channel: EmbeddedChannel) throws -> [(UInt32, TreeChange)] {
         try collector.replies(from: channel).compactMap { message in
-            guard case let .event(event) = message else { return nil }
+            guard case .event(let event) = message else { return nil }
             return (event.subscriptionID, try ControlBody.decode(TreeChange.self, from: event.body))
         }
     }
@@ -36,7 +37,7 @@ struct CollectorHubTests {
     /// The responses `channel` received since the last read.
     private func responses(_ collector: EmbeddedCollector, from channel: EmbeddedChannel) throws -> [ControlResponseFrame] {
         try collector.replies(from: channel).compactMap { message in
-            guard case let .response(response) = message else { return nil }
+            guard case .response(let response) = message else { return nil }
             return response
         }
     }
@@ -51,13 +52,14 @@ struct CollectorHubTests {
         #expect(answer.requestID == 9 && answer.status == .ok && answer.isLast)
         #expect(try ControlBody.decode(TreeView.self, from: answer.body).nodes.map(\.id) == [1])
 
-        try collector.send([
-            Frames.attached(2, parent: 1, sequence: 2),
-            .stateChanged(StateChangedFrame(sequence: 3, timeNanos: 2, nodeID: 2, state: .active)),
-        ], to: host)
+        try collector.send(
+            [
+                Frames.attached(2, parent: 1, sequence: 2),
+                .stateChanged(StateChangedFrame(sequence: 3, timeNanos: 2, nodeID: 2, state: .active)),
+            ], to: host)
         let changes = try events(collector, from: client)
         #expect(changes.map(\.0) == [9, 9])
-        guard case let .attached(node) = changes.first?.1 else {
+        guard case .attached(let node) = changes.first?.1 else {
             Issue.record("expected the attached node first, got \(changes)")
             return
         }
@@ -76,8 +78,9 @@ struct CollectorHubTests {
         let collector = EmbeddedCollector()
         let host = try streamingHost(collector)
         let client = try collector.connect()
-        try collector.send([Frames.clientHello, Frames.request(1, .subscribe, "42"), Frames.request(2, .unsubscribe, "1")],
-                           to: client)
+        try collector.send(
+            [Frames.clientHello, Frames.request(1, .subscribe, "42"), Frames.request(2, .unsubscribe, "1")],
+            to: client)
         #expect(try responses(collector, from: client).map(\.status) == [.ok, .ok])
         try collector.send([Frames.attached(1, sequence: 1)], to: host)
         #expect(try events(collector, from: client).isEmpty)
@@ -98,9 +101,10 @@ struct CollectorHubTests {
         #expect(!slow.isActive)
         #expect(host.isActive && reader.isActive)
         #expect(try events(collector, from: reader).count == 1)
-        #expect(collector.logLines(atLeast: .notice) == [
-            "closing client 7 (nodescope): the subscriber does not keep up (\(waiting) bytes waiting, over the limit of 1)",
-        ])
+        #expect(
+            collector.logLines(atLeast: .notice) == [
+                "closing client 7 (nodescope): the subscriber does not keep up (\(waiting) bytes waiting, over the limit of 1)"
+            ])
         // The reader goes on receiving.
         try collector.send([Frames.attached(2, sequence: 2)], to: host)
         #expect(try events(collector, from: reader).count == 1)
@@ -117,9 +121,10 @@ struct CollectorHubTests {
         let waiting = answer.map { FrameEncoder.encoded(.response($0)).count }.reduce(0, +)
         try collector.send([Frames.request(2, .listProcesses)], to: client)
         #expect(!client.isActive)
-        #expect(collector.logLines(atLeast: .notice) == [
-            "closing client 7 (nodescope): the client does not read its answers (\(waiting) bytes waiting, over the limit of 1)",
-        ])
+        #expect(
+            collector.logLines(atLeast: .notice) == [
+                "closing client 7 (nodescope): the client does not read its answers (\(waiting) bytes waiting, over the limit of 1)"
+            ])
     }
 
     @Test func aPeerThatSaysNoHelloIsClosedAfterFiveSecondsWithItsPid() throws {
@@ -152,9 +157,10 @@ struct CollectorHubTests {
         // A length of 70 000 bytes: rejected as soon as the length is read.
         try host.writeInbound(ByteBuffer(bytes: [0x70, 0x11, 0x01, 0x00, 0x13]))
         #expect(!host.isActive)
-        #expect(collector.logLines(atLeast: .notice) == [
-            "closing host 42 (app) [socket peer pid 4343]: malformed frame: frame of 70000 bytes exceeds the 65536-byte limit",
-        ])
+        #expect(
+            collector.logLines(atLeast: .notice) == [
+                "closing host 42 (app) [socket peer pid 4343]: malformed frame: frame of 70000 bytes exceeds the 65536-byte limit"
+            ])
     }
 
     @Test func aHostThatSimplyExitsIsNotAWarning() throws {
@@ -197,12 +203,13 @@ struct CollectorHubTests {
         let client = try collector.connect()
         try collector.send([Frames.clientHello, Frames.request(3, .subscribe, "app")], to: client)
         _ = try collector.replies(from: client)
-        try collector.send([
-            .heartbeat(monotonicNanos: 1),
-            Frames.attached(1, sequence: 1),
-            .objectAdded(ObjectAddedFrame(sequence: 2, timeNanos: 1, nodeID: 1, objectIndex: 0, roleStringID: 2, typeNameStringID: 1)),
-            .nodeDetached(NodeDetachedFrame(sequence: 3, timeNanos: 10, nodeID: 1)),
-        ], to: host)
+        try collector.send(
+            [
+                .heartbeat(monotonicNanos: 1),
+                Frames.attached(1, sequence: 1),
+                .objectAdded(ObjectAddedFrame(sequence: 2, timeNanos: 1, nodeID: 1, objectIndex: 0, roleStringID: 2, typeNameStringID: 1)),
+                .nodeDetached(NodeDetachedFrame(sequence: 3, timeNanos: 10, nodeID: 1)),
+            ], to: host)
         _ = try events(collector, from: client)
 
         // An hour on the collector's clock flags nothing: the host has not vouched for its time.
@@ -213,7 +220,7 @@ struct CollectorHubTests {
         // A heartbeat past detach + grace flags the node, for the subscriber and in the log.
         try collector.send([.heartbeat(monotonicNanos: 10 + second)], to: host)
         let flagged = try events(collector, from: client).compactMap { event -> LeakRecord? in
-            if case let .leakFlagged(record) = event.1 { record } else { nil }
+            if case .leakFlagged(let record) = event.1 { record } else { nil }
         }
         #expect(flagged.map(\.verdict) == [.leaked])
         #expect(flagged.first?.flaggedAtNanos == 10 + second)

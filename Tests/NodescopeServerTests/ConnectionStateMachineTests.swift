@@ -1,6 +1,7 @@
-@testable import NodescopeServer
 import NodescopeWire
 import Testing
+
+@testable import NodescopeServer
 
 @Suite("ConnectionStateMachine: what each message means, without I/O")
 struct ConnectionStateMachineTests {
@@ -27,7 +28,7 @@ struct ConnectionStateMachineTests {
 
     @Test func aFirstFrameOtherThanHelloIsRefusedAsABadHandshake() {
         var machine = ConnectionStateMachine()
-        guard case let .refuse(code, reason) = machine.received(.dropped(count: 1)) else {
+        guard case .refuse(let code, let reason) = machine.received(.dropped(count: 1)) else {
             Issue.record("expected a refusal")
             return
         }
@@ -39,14 +40,14 @@ struct ConnectionStateMachineTests {
     @Test func aHelloThatCannotBeDecodedIsRefusedByItsAnnouncedVersion() {
         var machine = ConnectionStateMachine()
         let error = WireError(.unsupportedVersion, "hello names protocol version 2; this side speaks version 1")
-        guard case let .refuse(code, reason) = machine.undecodableFirstFrame(error, announcedVersion: 2) else {
+        guard case .refuse(let code, let reason) = machine.undecodableFirstFrame(error, announcedVersion: 2) else {
             Issue.record("expected a refusal")
             return
         }
         #expect(code == .versionUnsupported)
         #expect(reason == "this collector speaks protocol version 1, the peer sent 2")
         var other = ConnectionStateMachine()
-        guard case let .refuse(badCode, _) = other.undecodableFirstFrame(WireError(.badMagic, "bad"), announcedVersion: nil)
+        guard case .refuse(let badCode, _) = other.undecodableFirstFrame(WireError(.badMagic, "bad"), announcedVersion: nil)
         else {
             Issue.record("expected a refusal")
             return
@@ -56,7 +57,7 @@ struct ConnectionStateMachineTests {
 
     @Test func anotherProtocolVersionIsRefusedWithAReason() {
         var machine = ConnectionStateMachine()
-        guard case let .refuse(code, reason) = machine.received(hello(.host, version: 9)) else {
+        guard case .refuse(let code, let reason) = machine.received(hello(.host, version: 9)) else {
             Issue.record("expected refusal")
             return
         }

@@ -1,8 +1,9 @@
 import NodescopeCollector
 import NodescopeControl
-@testable import NodescopeServer
 import NodescopeWire
 import Testing
+
+@testable import NodescopeServer
 
 /// One handler per control command, as pure functions of a collector and a subscription table.
 @Suite("Control command handlers, without I/O")
@@ -51,8 +52,9 @@ struct ControlCommandHandlerTests {
         #expect(world.subscribers == [.init(connection: world.connection, subscriptionID: 3)])
         let second = world.answer(.subscribe, "app", id: 4)
         #expect(second.status == .badRequest)
-        #expect(try ControlBody.decode(ControlBody.Failure.self, from: second.body).error
-            == "this connection already follows that process; one subscription each")
+        #expect(
+            try ControlBody.decode(ControlBody.Failure.self, from: second.body).error
+                == "this connection already follows that process; one subscription each")
         #expect(world.answer(.unsubscribe, "3").status == .ok)
         #expect(world.subscribers.isEmpty)
     }

@@ -1,5 +1,6 @@
-@testable import NodescopeServer
 import Testing
+
+@testable import NodescopeServer
 
 /// The hub's one timer as a decision: armed at the collector's next deadline, moved only when
 /// that moves.

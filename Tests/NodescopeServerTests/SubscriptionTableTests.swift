@@ -1,6 +1,7 @@
 import NodescopeCollector
-@testable import NodescopeServer
 import Testing
+
+@testable import NodescopeServer
 
 /// The hub's bookkeeping without I/O: subscriptions, bytes waiting per connection, and the
 /// decisions about slow clients.
@@ -58,8 +59,9 @@ struct SubscriptionTableTests {
         table.wrote(8, to: a)
         #expect(table.admitRequest(from: a) == .answer)
         table.wrote(2, to: a)
-        #expect(table.admitRequest(from: a)
-            == .disconnect(reason: "the client does not read its answers (10 bytes waiting, over the limit of 8)"))
+        #expect(
+            table.admitRequest(from: a)
+                == .disconnect(reason: "the client does not read its answers (10 bytes waiting, over the limit of 8)"))
         table.taken(5, by: a)
         #expect(table.admitRequest(from: a) == .answer)
     }
@@ -77,10 +79,11 @@ struct SubscriptionTableTests {
         #expect(atLimit.count == 2)
         table.wrote(1, to: slow)
         let overLimit = table.deliveries(for: first)
-        #expect(overLimit == [
-            .evict(slow, reason: "the subscriber does not keep up (9 bytes waiting, over the limit of 8)"),
-            .send(.init(connection: quick, subscriptionID: 5)),
-        ])
+        #expect(
+            overLimit == [
+                .evict(slow, reason: "the subscriber does not keep up (9 bytes waiting, over the limit of 8)"),
+                .send(.init(connection: quick, subscriptionID: 5)),
+            ])
         // Its other subscriptions ended with it: it is evicted once.
         let (elsewhere, again) = (table.deliveries(for: second), table.deliveries(for: first))
         #expect(elsewhere.isEmpty)

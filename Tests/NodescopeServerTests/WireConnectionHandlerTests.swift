@@ -1,9 +1,10 @@
 import NIOCore
 import NodescopeCollector
 import NodescopeControl
-@testable import NodescopeServer
 import NodescopeWire
 import Testing
+
+@testable import NodescopeServer
 
 /// The connection handler through NIO's in-memory channel: bytes in, frames and collector
 /// state out, no sockets.
@@ -12,15 +13,16 @@ struct WireConnectionHandlerTests {
     @Test func aHostIsAcceptedAndItsTreeReachesTheCollector() throws {
         let collector = EmbeddedCollector(settings: CollectorSettings(holdExit: true))
         let channel = try collector.connect()
-        try collector.send([
-            Frames.hostHello,
-            .defineString(DefineStringFrame(stringID: 1, value: "Flow")),
-            .defineString(DefineStringFrame(stringID: 2, value: "AppFlow")),
-            .snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 0)),
-            .snapshotEnd(sequence: 0),
-            .nodeAttached(NodeAttachedFrame(sequence: 1, timeNanos: 1, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 2)),
-        ], to: channel, bytewise: true)
-        guard case let .helloAccepted(accepted)? = try collector.replies(from: channel).first else {
+        try collector.send(
+            [
+                Frames.hostHello,
+                .defineString(DefineStringFrame(stringID: 1, value: "Flow")),
+                .defineString(DefineStringFrame(stringID: 2, value: "AppFlow")),
+                .snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 0)),
+                .snapshotEnd(sequence: 0),
+                .nodeAttached(NodeAttachedFrame(sequence: 1, timeNanos: 1, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 2)),
+            ], to: channel, bytewise: true)
+        guard case .helloAccepted(let accepted)? = try collector.replies(from: channel).first else {
             Issue.record("no helloAccepted")
             return
         }
@@ -52,10 +54,11 @@ struct WireConnectionHandlerTests {
         let collector = EmbeddedCollector()
         let channel = try collector.connect()
         // A node that names a string never defined.
-        try collector.send([
-            Frames.hostHello, .snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 0)), .snapshotEnd(sequence: 0),
-            .nodeAttached(NodeAttachedFrame(sequence: 1, timeNanos: 1, nodeID: 1, parentID: 0, kindStringID: 7, nameStringID: 8)),
-        ], to: channel, bytewise: true)
+        try collector.send(
+            [
+                Frames.hostHello, .snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 0)), .snapshotEnd(sequence: 0),
+                .nodeAttached(NodeAttachedFrame(sequence: 1, timeNanos: 1, nodeID: 1, parentID: 0, kindStringID: 7, nameStringID: 8)),
+            ], to: channel, bytewise: true)
         #expect(!channel.isActive)
     }
 
@@ -64,14 +67,15 @@ struct WireConnectionHandlerTests {
         let host = try collector.connect()
         try collector.send([Frames.hostHello], to: host, bytewise: true)
         let client = try collector.connect()
-        try collector.send([
-            Frames.clientHello,
-            .request(ControlRequestFrame(requestID: 5, command: .listProcesses)),
-            .request(ControlRequestFrame(requestID: 6, command: .tree, argument: "nothing-like-this")),
-        ], to: client, bytewise: true)
+        try collector.send(
+            [
+                Frames.clientHello,
+                .request(ControlRequestFrame(requestID: 5, command: .listProcesses)),
+                .request(ControlRequestFrame(requestID: 6, command: .tree, argument: "nothing-like-this")),
+            ], to: client, bytewise: true)
         let messages = try collector.replies(from: client)
         #expect(messages.count == 3)
-        guard case let .response(list) = messages[1], case let .response(missing) = messages[2] else {
+        guard case .response(let list) = messages[1], case .response(let missing) = messages[2] else {
             Issue.record("expected two responses")
             return
         }
@@ -141,14 +145,15 @@ struct WireConnectionHandlerTests {
         let host = try collector.connect()
         try collector.send([Frames.hostHello] + Frames.emptySnapshot, to: host, bytewise: true)
         let client = try collector.connect()
-        try collector.send([
-            Frames.clientHello,
-            .request(ControlRequestFrame(requestID: 1, command: .tree, argument: "42", rootPath: "no/such")),
-            .request(ControlRequestFrame(requestID: 2, command: .unsubscribe, argument: "99")),
-            .request(ControlRequestFrame(requestID: 3, command: .unsubscribe, argument: "x")),
-        ], to: client, bytewise: true)
+        try collector.send(
+            [
+                Frames.clientHello,
+                .request(ControlRequestFrame(requestID: 1, command: .tree, argument: "42", rootPath: "no/such")),
+                .request(ControlRequestFrame(requestID: 2, command: .unsubscribe, argument: "99")),
+                .request(ControlRequestFrame(requestID: 3, command: .unsubscribe, argument: "x")),
+            ], to: client, bytewise: true)
         let statuses = try collector.replies(from: client).compactMap { message -> ResponseStatus? in
-            if case let .response(response) = message { response.status } else { nil }
+            if case .response(let response) = message { response.status } else { nil }
         }
         #expect(statuses == [.notFound, .notFound, .badRequest])
     }

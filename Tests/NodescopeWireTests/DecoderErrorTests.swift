@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NodescopeWire
 
 @Suite("Decoder errors: every code reachable, and the decoder stays poisoned")
@@ -19,7 +20,10 @@ struct DecoderErrorTests {
         ("short body", Bytes.frame(0x42, Bytes.le32(1) + Bytes.le32(10) + [1, 2]), .truncatedPayload, "body"),
         ("trailing byte", Bytes.frame(0x1A, Bytes.le64(1) + [0]), .trailingBytes, "heartbeat frame has 1 trailing bytes"),
         ("trailing bytes", Bytes.frame(0x19, [1, 0, 0, 0]), .trailingBytes, "frame has 3 trailing bytes"),
-        ("invalid UTF-8", Bytes.frame(0x10, Bytes.le32(1) + Bytes.str([0xC3, 0x28])), .invalidUTF8, "defineString value is not valid UTF-8"),
+        (
+            "invalid UTF-8", Bytes.frame(0x10, Bytes.le32(1) + Bytes.str([0xC3, 0x28])), .invalidUTF8,
+            "defineString value is not valid UTF-8"
+        ),
         ("lone continuation byte", Bytes.frame(0x03, [4] + Bytes.str([0x80])), .invalidUTF8, "reason"),
         ("overlong encoding", Bytes.frame(0x10, Bytes.le32(1) + Bytes.str([0xC0, 0xAF])), .invalidUTF8, "UTF-8"),
         ("encoded surrogate", Bytes.frame(0x10, Bytes.le32(1) + Bytes.str([0xED, 0xA0, 0x80])), .invalidUTF8, "UTF-8"),
@@ -82,8 +86,10 @@ struct DecoderErrorTests {
         ),
         (
             "body over the limit",
-            Bytes.frame(0x42, Bytes.le32(1) + Bytes.le32(UInt32(WireLimits.maxBodyBytes + 1))
-                + [UInt8](repeating: 0, count: WireLimits.maxBodyBytes + 1)),
+            Bytes.frame(
+                0x42,
+                Bytes.le32(1) + Bytes.le32(UInt32(WireLimits.maxBodyBytes + 1))
+                    + [UInt8](repeating: 0, count: WireLimits.maxBodyBytes + 1)),
             .invalidValue, "event body of 65505 bytes exceeds the 65504-byte body limit"
         ),
     ]
@@ -175,7 +181,8 @@ struct DecoderErrorTests {
         #expect(frame.count - 4 == overhead + body.count)
         #expect(decodeAll(frame).error == nil)
         // A well-formed length of exactly 65536 passes the size check (and then fails on content).
-        let atLimit = Bytes.le32(UInt32(WireLimits.maxFrameLength)) + [0x1A]
+        let atLimit =
+            Bytes.le32(UInt32(WireLimits.maxFrameLength)) + [0x1A]
             + [UInt8](repeating: 0, count: WireLimits.maxFrameLength - 1)
         #expect(decodeAll(atLimit).error?.code == .trailingBytes)
     }

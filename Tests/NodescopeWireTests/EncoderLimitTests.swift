@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NodescopeWire
 
 @Suite("Encoder limits: long strings and bodies never trap")
@@ -41,9 +42,11 @@ struct EncoderLimitTests {
     @Test("a body longer than the limit is cut, and the frame stays within the frame limit")
     func bodyTruncation() {
         let body = [UInt8](repeating: 1, count: WireLimits.maxFrameLength * 2)
-        let frame = FrameEncoder.encoded(.response(ControlResponseFrame(
-            requestID: 1, status: .ok, part: 0, isLast: true, body: body
-        )))
+        let frame = FrameEncoder.encoded(
+            .response(
+                ControlResponseFrame(
+                    requestID: 1, status: .ok, part: 0, isLast: true, body: body
+                )))
         #expect(frame.count - 4 <= WireLimits.maxFrameLength)
         guard case .response(let response)? = decodeAll(frame).messages.first else {
             Issue.record("did not decode")
@@ -55,14 +58,17 @@ struct EncoderLimitTests {
     @Test("the largest request of two full strings fits in one frame")
     func largestRequest() {
         let long = String(repeating: "z", count: 10_000)
-        let frame = FrameEncoder.encoded(.request(ControlRequestFrame(
-            requestID: 1, command: .tree, argument: long, depth: 0, rootPath: long
-        )))
+        let frame = FrameEncoder.encoded(
+            .request(
+                ControlRequestFrame(
+                    requestID: 1, command: .tree, argument: long, depth: 0, rootPath: long
+                )))
         #expect(frame.count == 4 + 1 + 4 + 1 + 2 + 4_096 + 4 + 2 + 4_096)
         #expect(decodeAll(frame).error == nil)
     }
 
-    @Test("a long body splits into parts that rebuild it", arguments: [0, 1, WireLimits.maxBodyBytes, WireLimits.maxBodyBytes + 1, 200_000])
+    @Test(
+        "a long body splits into parts that rebuild it", arguments: [0, 1, WireLimits.maxBodyBytes, WireLimits.maxBodyBytes + 1, 200_000])
     func parts(count: Int) {
         let body = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let parts = ControlResponseFrame.parts(requestID: 9, status: .ok, body: body)

@@ -4,7 +4,8 @@ import Testing
 
 @Suite("Fixture sessions on disk")
 struct FixtureTests {
-    static let directory = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let directory = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(
+        "Fixtures")
     static let updating = ProcessInfo.processInfo.environment["NODESCOPE_UPDATE_SNAPSHOTS"] == "1"
 
     static func fixtureFiles() throws -> [URL] {
@@ -45,7 +46,8 @@ struct FixtureTests {
             try Data(expected).write(to: url)
         }
         let stored = [UInt8](try Data(contentsOf: url))
-        #expect(stored == expected, "\(file) differs from its definition; rerun with NODESCOPE_UPDATE_SNAPSHOTS=1 if the change is deliberate")
+        #expect(
+            stored == expected, "\(file) differs from its definition; rerun with NODESCOPE_UPDATE_SNAPSHOTS=1 if the change is deliberate")
         #expect(decodeAll(stored).messages == messages)
     }
 

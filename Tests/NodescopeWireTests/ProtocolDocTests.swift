@@ -12,13 +12,27 @@ struct ProtocolDocTests {
 
     /// The short session shown in the document.
     static let session: [(AnnotatedDump.Direction, WireMessage)] = [
-        (.hostToCollector, .hello(Hello(role: .host, pid: 4242, monotonicNanos: 5_000_000_000, wallNanos: 1_700_000_000_000_000_000, processName: "demo"))),
-        (.collectorToHost, .helloAccepted(HelloAccepted(graceNanos: 1_000_000_000, holdExit: true, collectorMonotonicNanos: 5_000_200_000))),
+        (
+            .hostToCollector,
+            .hello(Hello(role: .host, pid: 4242, monotonicNanos: 5_000_000_000, wallNanos: 1_700_000_000_000_000_000, processName: "demo"))
+        ),
+        (
+            .collectorToHost,
+            .helloAccepted(HelloAccepted(graceNanos: 1_000_000_000, holdExit: true, collectorMonotonicNanos: 5_000_200_000))
+        ),
         (.hostToCollector, .defineString(DefineStringFrame(stringID: 1, value: "AppFlow"))),
         (.hostToCollector, .defineString(DefineStringFrame(stringID: 2, value: "flow"))),
         (.hostToCollector, .snapshotBegin(SnapshotBeginFrame(sequence: 3, nodeCount: 1))),
-        (.hostToCollector, .nodeAttached(NodeAttachedFrame(sequence: 3, timeNanos: 4_000_000_000, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0))),
-        (.hostToCollector, .objectAdded(ObjectAddedFrame(sequence: 3, timeNanos: 4_000_000_000, nodeID: 1, objectIndex: 0, roleStringID: 2, typeNameStringID: 1))),
+        (
+            .hostToCollector,
+            .nodeAttached(
+                NodeAttachedFrame(sequence: 3, timeNanos: 4_000_000_000, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0))
+        ),
+        (
+            .hostToCollector,
+            .objectAdded(
+                ObjectAddedFrame(sequence: 3, timeNanos: 4_000_000_000, nodeID: 1, objectIndex: 0, roleStringID: 2, typeNameStringID: 1))
+        ),
         (.hostToCollector, .stateChanged(StateChangedFrame(sequence: 3, timeNanos: 4_000_000_000, nodeID: 1, state: .active))),
         (.hostToCollector, .snapshotEnd(sequence: 3)),
         (.hostToCollector, .stateChanged(StateChangedFrame(sequence: 4, timeNanos: 6_000_000_000, nodeID: 1, state: .ended))),

@@ -1,6 +1,7 @@
-import Testing
-@testable import NodescopeWire
 import SeededRandom
+import Testing
+
+@testable import NodescopeWire
 
 @Suite("Random message streams, split anywhere")
 struct RandomStreamTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NodescopeWire
 
 @Suite("Round trip of every message type")
@@ -26,13 +27,15 @@ struct RoundTripTests {
         .snapshotEnd(sequence: 0),
         .snapshotEnd(sequence: .max),
         .nodeAttached(NodeAttachedFrame(sequence: 1, timeNanos: 2, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0)),
-        .nodeAttached(NodeAttachedFrame(
-            sequence: .max, timeNanos: .max, nodeID: .max, parentID: .max, kindStringID: .max, nameStringID: .max
-        )),
+        .nodeAttached(
+            NodeAttachedFrame(
+                sequence: .max, timeNanos: .max, nodeID: .max, parentID: .max, kindStringID: .max, nameStringID: .max
+            )),
         .objectAdded(ObjectAddedFrame(sequence: 3, timeNanos: 4, nodeID: 1, objectIndex: 0, roleStringID: 2, typeNameStringID: 3)),
-        .objectAdded(ObjectAddedFrame(
-            sequence: .max, timeNanos: .max, nodeID: .max, objectIndex: .max, roleStringID: .max, typeNameStringID: .max
-        )),
+        .objectAdded(
+            ObjectAddedFrame(
+                sequence: .max, timeNanos: .max, nodeID: .max, objectIndex: .max, roleStringID: .max, typeNameStringID: .max
+            )),
         .stateChanged(StateChangedFrame(sequence: 5, timeNanos: 6, nodeID: 1, state: .started)),
         .stateChanged(StateChangedFrame(sequence: 5, timeNanos: 6, nodeID: 1, state: .active)),
         .stateChanged(StateChangedFrame(sequence: 5, timeNanos: 6, nodeID: 1, state: .inactive)),
@@ -56,10 +59,11 @@ struct RoundTripTests {
         .response(ControlResponseFrame(requestID: 1, status: .notFound, part: 0, isLast: false, body: [])),
         .response(ControlResponseFrame(requestID: 1, status: .ambiguous, part: .max, isLast: true, body: [0, 255, 0])),
         .response(ControlResponseFrame(requestID: .max, status: .badRequest, part: 1, isLast: false, body: [])),
-        .response(ControlResponseFrame(
-            requestID: 3, status: .internalError, part: 2, isLast: true,
-            body: [UInt8](repeating: 0xAB, count: WireLimits.maxBodyBytes)
-        )),
+        .response(
+            ControlResponseFrame(
+                requestID: 3, status: .internalError, part: 2, isLast: true,
+                body: [UInt8](repeating: 0xAB, count: WireLimits.maxBodyBytes)
+            )),
         .event(ControlEventFrame(subscriptionID: 4, body: Array("{\"node\":1}".utf8))),
         .event(ControlEventFrame(subscriptionID: .max, body: [])),
         .event(ControlEventFrame(subscriptionID: 0, body: [UInt8](repeating: 7, count: WireLimits.maxBodyBytes))),
@@ -99,10 +103,13 @@ struct RoundTripTests {
 
     @Test("a hello is laid out as the protocol says")
     func helloLayout() {
-        let bytes = FrameEncoder.encoded(.hello(Hello(
-            role: .host, pid: 0x0A0B_0C0D, monotonicNanos: 1, wallNanos: 2, processName: "é"
-        )))
-        let expected: [UInt8] = Bytes.le32(32) + [0x01]
+        let bytes = FrameEncoder.encoded(
+            .hello(
+                Hello(
+                    role: .host, pid: 0x0A0B_0C0D, monotonicNanos: 1, wallNanos: 2, processName: "é"
+                )))
+        let expected: [UInt8] =
+            Bytes.le32(32) + [0x01]
             + [0x4E, 0x53, 0x43, 0x50] + [1, 0] + [1] + [0x0D, 0x0C, 0x0B, 0x0A]
             + Bytes.le64(1) + Bytes.le64(2) + [2, 0, 0xC3, 0xA9]
         #expect(bytes == expected)

@@ -9,9 +9,9 @@ final class RoutingEventsListener: EventsListener {
     func listenEvents(from module: Module) {
         module.events.subscribe { [router] event in
             switch event {
-            case let HomeEvent.categorySelected(category):
+            case HomeEvent.categorySelected(let category):
                 router.route(to: .productArray(ProductArrayBuildContext(category: category, routingFlow: "main")))
-            case let ProductArrayEvent.productSelected(sku):
+            case ProductArrayEvent.productSelected(let sku):
                 router.route(to: .product(ProductBuildContext(sku: sku, routingFlow: "main")))
             case ProductEvent.closed:
                 router.back()

@@ -103,13 +103,13 @@ struct AgentLink {
             return lookForCollector(now: now)
         case .connecting:
             return .connect
-        case let .handshaking(_, answerBy):
+        case .handshaking(_, let answerBy):
             return answerBy == nil
                 ? .sendHello(waitMilliseconds: Self.helloWriteMilliseconds)
                 : .awaitAnswer(waitMilliseconds: Self.answerSliceMilliseconds)
         case .streaming, .holding, .draining:
             return continueRound(now: now)
-        case let .closing(next):
+        case .closing(let next):
             guard next == .reconnect, !stopRequested, exitAt == nil else {
                 phase = .done
                 return .finish
@@ -134,15 +134,16 @@ struct AgentLink {
 
     /// The connect ended.
     mutating func connectFinished(_ outcome: ConnectOutcome, now: UInt64) -> Action {
-        guard case let .connecting(file) = phase else { return tick(now: now) }
+        guard case .connecting(let file) = phase else { return tick(now: now) }
         if outcome == .connected {
             phase = .handshaking(file, answerBy: nil)
             return .sendHello(waitMilliseconds: Self.helloWriteMilliseconds)
         }
         failure = (file, now)
         noteAttemptEnded(now: now)
-        if case let .untrusted(reason) = outcome, let line = logOnce(
-            "not connecting to \(settings.socketPath): \(reason); start your own collector (nodescope daemon)")
+        if case .untrusted(let reason) = outcome,
+            let line = logOnce(
+                "not connecting to \(settings.socketPath): \(reason); start your own collector (nodescope daemon)")
         {
             return .log(line)
         }
@@ -161,19 +162,19 @@ struct AgentLink {
 
     /// A read of the answer to the hello ended.
     mutating func answerRead(_ answer: Answer, now: UInt64) -> Action {
-        guard case let .handshaking(file, answerBy?) = phase else { return tick(now: now) }
+        guard case .handshaking(let file, let answerBy?) = phase else { return tick(now: now) }
         switch answer {
         case .nothing:
             guard now >= answerBy else { return .awaitAnswer(waitMilliseconds: Self.answerSliceMilliseconds) }
             return giveUp(now: now, failed: file)
         case .unusable:
             return giveUp(now: now, failed: file)
-        case let .refused(reason):
+        case .refused(let reason):
             triedOnce = true
             notBefore = now &+ Self.refusalRetry
             phase = .closing(then: afterClose)
             return .close(log: logOnce("the collector at \(settings.socketPath) refused this process: \(reason)"))
-        case let .accepted(graceNanos, holdsExit):
+        case .accepted(let graceNanos, let holdsExit):
             triedOnce = true
             failure = nil
             stream = Stream(graceNanos: graceNanos, holdsExit: holdsExit)
@@ -191,7 +192,7 @@ struct AgentLink {
 
     /// The queue was taken; `dropped` events were lost since the last take.
     mutating func eventsTaken(dropped: UInt64, now: UInt64) -> Action {
-        guard isConnected, case let .taking(horizon) = stream.step else { return tick(now: now) }
+        guard isConnected, case .taking(let horizon) = stream.step else { return tick(now: now) }
         if stream.needsSnapshot || dropped > 0 {
             stream.step = .snapshotting(horizon: horizon)
             return .sendSnapshot(dropped: dropped)
@@ -203,7 +204,7 @@ struct AgentLink {
     /// The snapshot was encoded: it reflects events up to `sequence`, and the latest detach of
     /// its nodes that still have an object alive was at `latestPendingDetach`.
     mutating func snapshotSent(sequence: UInt64, latestPendingDetach: UInt64?, now: UInt64) -> Action {
-        guard isConnected, case let .snapshotting(horizon) = stream.step else { return tick(now: now) }
+        guard isConnected, case .snapshotting(let horizon) = stream.step else { return tick(now: now) }
         stream.lastSequence = sequence
         stream.needsSnapshot = false
         noteDetach(at: latestPendingDetach)
@@ -219,7 +220,7 @@ struct AgentLink {
     /// The events were encoded, up to sequence `through`; the latest detach among them was at
     /// `latestDetach`.
     mutating func eventsSent(through sequence: UInt64, latestDetach: UInt64?, now: UInt64) -> Action {
-        guard isConnected, case let .sendingEvents(horizon) = stream.step else { return tick(now: now) }
+        guard isConnected, case .sendingEvents(let horizon) = stream.step else { return tick(now: now) }
         stream.lastSequence = max(stream.lastSequence, sequence)
         noteDetach(at: latestDetach)
         if let heartbeat = vouch(horizon) {
@@ -246,7 +247,7 @@ struct AgentLink {
         guard isConnected, stream.step == .reading else { return tick(now: now) }
         switch incoming {
         case .ended: return connectionLost(log: nil)
-        case let .malformed(reason): return connectionLost(log: "closing the connection to \(settings.socketPath): \(reason)")
+        case .malformed(let reason): return connectionLost(log: "closing the connection to \(settings.socketPath): \(reason)")
         case .fine: break
         }
         stream.step = .between
@@ -256,7 +257,7 @@ struct AgentLink {
     /// The tracker was looked at during an exit: its latest sequence, and the latest detach
     /// among its detached nodes that still have an object alive (nil when none has).
     mutating func trackerInspected(sequence: UInt64, latestPendingDetach: UInt64?, now: UInt64) -> Action {
-        guard case let .holding(until) = phase, stream.step == .inspecting else { return tick(now: now) }
+        guard case .holding(let until) = phase, stream.step == .inspecting else { return tick(now: now) }
         stream.step = .between
         // Hold while a node detached within the grace still has an object alive: its release
         // may yet come in time. Nothing alive, or only graces run out: nothing to wait for.
@@ -280,7 +281,7 @@ struct AgentLink {
             // collector that is there answers in milliseconds), so its nodes are judged.
             guard waitsForFirstAttempt else { return abandonConnecting() }
             announceExit(by: now &+ firstAttemptWait)
-            if case let .handshaking(file, answerBy?) = phase {
+            if case .handshaking(let file, let answerBy?) = phase {
                 phase = .handshaking(file, answerBy: min(answerBy, now &+ firstAttemptWait))
             }
             return tick(now: now)
@@ -413,7 +414,7 @@ struct AgentLink {
     private mutating func continueRound(now: UInt64) -> Action {
         switch stream.step {
         case .between:
-            if case let .draining(_, deadline) = phase {
+            if case .draining(_, let deadline) = phase {
                 guard now < deadline else {
                     return sayGoodbye(.flushIncomplete)
                 }
@@ -489,7 +490,7 @@ struct AgentLink {
     /// A round is over: sleep, hold, drain on, or say goodbye.
     private mutating func roundEnded(queueIsEmpty: Bool, now: UInt64) -> Action {
         switch phase {
-        case let .draining(target, deadline):
+        case .draining(let target, let deadline):
             if stream.lastSequence >= target, !stream.unsentBytes {
                 return sayGoodbye(.normalExit)
             }

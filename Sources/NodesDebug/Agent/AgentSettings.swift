@@ -1,9 +1,10 @@
+import NodescopeWire
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NodescopeWire
 
 /// Where the agent connects and whether it runs, from the environment (read once).
 public struct AgentSettings: Sendable, Equatable {

@@ -1,9 +1,10 @@
+import NodescopeWire
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NodescopeWire
 
 /// The agent's writer thread: it performs what ``AgentLink`` decides (system calls, the
 /// tracker's snapshots and polls, encoding) and feeds the outcomes back, with the time. It
@@ -45,25 +46,27 @@ struct AgentWriter {
     /// Performs one action and returns the link's answer to its outcome.
     private mutating func perform(_ action: AgentLink.Action) -> AgentLink.Action {
         switch action {
-        case let .sleep(until, wakeOnEvent):
+        case .sleep(let until, let wakeOnEvent):
             if let request = feedRequest() { return request }
             if wakeOnEvent { feed.idle.store(true, ordering: .relaxed) }
             let now = MonotonicClock.now()
             if until > now { feed.wake.wait(nanoseconds: until &- now) }
             return link.tick(now: MonotonicClock.now())
-        case let .log(line):
+        case .log(let line):
             StandardError.write("[nodescope] \(line)\n")
         case .examineSocket:
             return link.socketExamined(examineSocket(), now: MonotonicClock.now())
         case .connect:
             return link.connectFinished(connect(), now: MonotonicClock.now())
-        case let .sendHello(wait):
-            connection?.encode(.hello(Hello(
-                role: .host, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: MonotonicClock.now(),
-                wallNanos: MonotonicClock.wallNow(), processName: NodescopeAgent.processName)))
+        case .sendHello(let wait):
+            connection?.encode(
+                .hello(
+                    Hello(
+                        role: .host, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: MonotonicClock.now(),
+                        wallNanos: MonotonicClock.wallNow(), processName: NodescopeAgent.processName)))
             let complete = connection?.write(waitMilliseconds: wait) == .all
             return link.helloSent(complete: complete, now: MonotonicClock.now())
-        case let .awaitAnswer(wait):
+        case .awaitAnswer(let wait):
             if let request = feedRequest() { return request }
             let answer = connection?.readAnswer(waitMilliseconds: wait) ?? .unusable
             return link.answerRead(answer, now: MonotonicClock.now())
@@ -77,13 +80,13 @@ struct AgentWriter {
             let dropped = feed.queue.take(into: &batch)
             if dropped > 0 { control.statistics.withLock { $0.eventsDropped &+= dropped } }
             return link.eventsTaken(dropped: dropped, now: MonotonicClock.now())
-        case let .sendSnapshot(dropped):
+        case .sendSnapshot(let dropped):
             return sendSnapshot(dropped: dropped)
-        case let .sendEvents(after):
+        case .sendEvents(let after):
             return sendEvents(after: after)
-        case let .sendHeartbeat(horizon):
+        case .sendHeartbeat(let horizon):
             connection?.encode(.heartbeat(monotonicNanos: horizon))
-        case let .write(wait, through):
+        case .write(let wait, let through):
             let outcome = connection?.write(waitMilliseconds: wait) ?? .failed
             if outcome == .all { control.sentThrough.store(through, ordering: .releasing) }
             return link.wrote(outcome, now: MonotonicClock.now())
@@ -95,10 +98,10 @@ struct AgentWriter {
             let latest = tracker.detachedAwaitingRelease().map(\.detachedAt).max()
             return link.trackerInspected(
                 sequence: tracker.currentSequence, latestPendingDetach: latest, now: MonotonicClock.now())
-        case let .sayGoodbye(reason, wait):
+        case .sayGoodbye(let reason, let wait):
             connection?.sayFinally(.goodbye(reason), waitMilliseconds: wait)
             closeConnection()
-        case let .close(line):
+        case .close(let line):
             if let line { StandardError.write("[nodescope] \(line)\n") }
             closeConnection()
         case .finish:
@@ -129,10 +132,10 @@ struct AgentWriter {
 
     private mutating func connect() -> AgentLink.ConnectOutcome {
         switch UnixSocketClient.connect(to: settings.socketPath) {
-        case let .success(socket):
+        case .success(let socket):
             connection = CollectorConnection(socket: socket)
             return .connected
-        case let .failure(.untrusted(reason)):
+        case .failure(.untrusted(let reason)):
             return .untrusted(reason)
         case .failure:
             return .failed

@@ -36,7 +36,7 @@ struct CollectorConnection {
     /// take it at once. Once all of it is written, the buffer starts over.
     mutating func write(waitMilliseconds: Int32) -> AgentLink.WriteOutcome {
         if sentOffset < outgoing.count {
-            guard case let .success(offset) = socket.send(outgoing, from: sentOffset, timeoutMilliseconds: waitMilliseconds)
+            guard case .success(let offset) = socket.send(outgoing, from: sentOffset, timeoutMilliseconds: waitMilliseconds)
             else { return .failed }
             sentOffset = offset
             guard offset == outgoing.count else { return .partly }
@@ -48,21 +48,21 @@ struct CollectorConnection {
 
     /// Reads the collector's answer to the hello, waiting up to `waitMilliseconds`.
     mutating func readAnswer(waitMilliseconds: Int32) -> AgentLink.Answer {
-        guard case let .success(bytes) = socket.receive(timeoutMilliseconds: waitMilliseconds) else { return .unusable }
+        guard case .success(let bytes) = socket.receive(timeoutMilliseconds: waitMilliseconds) else { return .unusable }
         decoder.feed(bytes)
         let reply: WireMessage?
         do { reply = try decoder.next() } catch { return .unusable }
         switch reply {
         case nil: return .nothing
-        case let .helloAccepted(accepted)?: return .accepted(graceNanos: accepted.graceNanos, holdsExit: accepted.holdExit)
-        case let .helloRefused(refused)?: return .refused(refused.reason)
+        case .helloAccepted(let accepted)?: return .accepted(graceNanos: accepted.graceNanos, holdsExit: accepted.holdExit)
+        case .helloRefused(let refused)?: return .refused(refused.reason)
         case .some: return .unusable
         }
     }
 
     /// Reads, without waiting, whatever the collector sent on a streaming connection.
     mutating func readIncoming() -> AgentLink.Incoming {
-        guard case let .success(bytes) = socket.receive(timeoutMilliseconds: 0) else { return .ended }
+        guard case .success(let bytes) = socket.receive(timeoutMilliseconds: 0) else { return .ended }
         guard !bytes.isEmpty else { return .fine }
         decoder.feed(bytes)
         do {

@@ -19,28 +19,38 @@ struct HostStreamEncoder {
             let id = node.id.rawValue
             let kind = intern(node.kind.rawValue, into: &buffer)
             let name = intern(node.name, into: &buffer)
-            encoder.encode(.nodeAttached(NodeAttachedFrame(
-                sequence: sequence, timeNanos: node.attachedAt, nodeID: id, parentID: node.parent?.rawValue ?? 0,
-                kindStringID: kind, nameStringID: name)), into: &buffer)
+            encoder.encode(
+                .nodeAttached(
+                    NodeAttachedFrame(
+                        sequence: sequence, timeNanos: node.attachedAt, nodeID: id, parentID: node.parent?.rawValue ?? 0,
+                        kindStringID: kind, nameStringID: name)), into: &buffer)
             for object in node.objects {
                 let role = intern(object.role.rawValue, into: &buffer)
                 let typeName = intern(object.typeName, into: &buffer)
-                encoder.encode(.objectAdded(ObjectAddedFrame(
-                    sequence: sequence, timeNanos: node.attachedAt, nodeID: id, objectIndex: object.index,
-                    roleStringID: role, typeNameStringID: typeName)), into: &buffer)
+                encoder.encode(
+                    .objectAdded(
+                        ObjectAddedFrame(
+                            sequence: sequence, timeNanos: node.attachedAt, nodeID: id, objectIndex: object.index,
+                            roleStringID: role, typeNameStringID: typeName)), into: &buffer)
             }
             for object in node.objects where !object.isAlive {
-                encoder.encode(.objectReleased(ObjectReleasedFrame(
-                    sequence: sequence, timeNanos: node.detachedAt ?? node.attachedAt, nodeID: id,
-                    objectIndex: object.index)), into: &buffer)
+                encoder.encode(
+                    .objectReleased(
+                        ObjectReleasedFrame(
+                            sequence: sequence, timeNanos: node.detachedAt ?? node.attachedAt, nodeID: id,
+                            objectIndex: object.index)), into: &buffer)
             }
             if let state = node.state, let wireState = WireNodeState(rawValue: state.rawValue) {
-                encoder.encode(.stateChanged(StateChangedFrame(
-                    sequence: sequence, timeNanos: node.attachedAt, nodeID: id, state: wireState)), into: &buffer)
+                encoder.encode(
+                    .stateChanged(
+                        StateChangedFrame(
+                            sequence: sequence, timeNanos: node.attachedAt, nodeID: id, state: wireState)), into: &buffer)
             }
             if let detachedAt = node.detachedAt {
-                encoder.encode(.nodeDetached(NodeDetachedFrame(
-                    sequence: sequence, timeNanos: detachedAt, nodeID: id)), into: &buffer)
+                encoder.encode(
+                    .nodeDetached(
+                        NodeDetachedFrame(
+                            sequence: sequence, timeNanos: detachedAt, nodeID: id)), into: &buffer)
             }
         }
         encoder.encode(.snapshotEnd(sequence: sequence), into: &buffer)
@@ -50,27 +60,35 @@ struct HostStreamEncoder {
     mutating func encode(_ event: DebugInformation, into buffer: inout [UInt8]) {
         let (sequence, time, id) = (event.sequence, event.time, event.node.rawValue)
         switch event.change {
-        case let .attached(parent, kind, name):
+        case .attached(let parent, let kind, let name):
             let kindID = intern(kind.rawValue, into: &buffer)
             let nameID = intern(name, into: &buffer)
-            encoder.encode(.nodeAttached(NodeAttachedFrame(
-                sequence: sequence, timeNanos: time, nodeID: id, parentID: parent?.rawValue ?? 0,
-                kindStringID: kindID, nameStringID: nameID)), into: &buffer)
-        case let .objectAdded(index, role, typeName):
+            encoder.encode(
+                .nodeAttached(
+                    NodeAttachedFrame(
+                        sequence: sequence, timeNanos: time, nodeID: id, parentID: parent?.rawValue ?? 0,
+                        kindStringID: kindID, nameStringID: nameID)), into: &buffer)
+        case .objectAdded(let index, let role, let typeName):
             let roleID = intern(role.rawValue, into: &buffer)
             let typeID = intern(typeName, into: &buffer)
-            encoder.encode(.objectAdded(ObjectAddedFrame(
-                sequence: sequence, timeNanos: time, nodeID: id, objectIndex: index,
-                roleStringID: roleID, typeNameStringID: typeID)), into: &buffer)
-        case let .stateChanged(state):
+            encoder.encode(
+                .objectAdded(
+                    ObjectAddedFrame(
+                        sequence: sequence, timeNanos: time, nodeID: id, objectIndex: index,
+                        roleStringID: roleID, typeNameStringID: typeID)), into: &buffer)
+        case .stateChanged(let state):
             guard let wireState = WireNodeState(rawValue: state.rawValue) else { return }
-            encoder.encode(.stateChanged(StateChangedFrame(
-                sequence: sequence, timeNanos: time, nodeID: id, state: wireState)), into: &buffer)
+            encoder.encode(
+                .stateChanged(
+                    StateChangedFrame(
+                        sequence: sequence, timeNanos: time, nodeID: id, state: wireState)), into: &buffer)
         case .detached:
             encoder.encode(.nodeDetached(NodeDetachedFrame(sequence: sequence, timeNanos: time, nodeID: id)), into: &buffer)
-        case let .released(index, _, _):
-            encoder.encode(.objectReleased(ObjectReleasedFrame(
-                sequence: sequence, timeNanos: time, nodeID: id, objectIndex: index)), into: &buffer)
+        case .released(let index, _, _):
+            encoder.encode(
+                .objectReleased(
+                    ObjectReleasedFrame(
+                        sequence: sequence, timeNanos: time, nodeID: id, objectIndex: index)), into: &buffer)
         }
     }
 

@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Sends a tracker's tree to a Nodescope collector over a Unix socket, live, without ever
 /// slowing or endangering the host.
@@ -152,7 +153,8 @@ public final class NodescopeAgent: Sendable {
         feed.wake.signal()
         while true {
             let announced = control.exitDeadline.load(ordering: .acquiring)
-            let limit = (announced != 0 ? announced : requested &+ settings.exitFlushBound(holdExit: false))
+            let limit =
+                (announced != 0 ? announced : requested &+ settings.exitFlushBound(holdExit: false))
                 &+ Self.exitMargin
             let now = MonotonicClock.now()
             guard now < limit else { return }

@@ -27,10 +27,10 @@ struct UnixSocketClient {
     /// checks that the collector that answered runs as this user.
     static func connect(to path: String) -> Result<UnixSocketClient, Failure> {
         switch SocketTrust.connect(to: path) {
-        case let .success(descriptor): .success(UnixSocketClient(descriptor: descriptor))
+        case .success(let descriptor): .success(UnixSocketClient(descriptor: descriptor))
         case .failure(.pathTooLong): .failure(.pathTooLong)
-        case let .failure(.system(call, error)): .failure(.system(call: call, errno: error))
-        case let .failure(.untrusted(refusal)): .failure(.untrusted(refusal.message))
+        case .failure(.system(let call, let error)): .failure(.system(call: call, errno: error))
+        case .failure(.untrusted(let refusal)): .failure(.untrusted(refusal.message))
         }
     }
 
@@ -53,7 +53,7 @@ struct UnixSocketClient {
             switch wait(for: Int16(POLLOUT), timeoutMilliseconds: timeoutMilliseconds) {
             case .success(true): continue
             case .success(false): return .success(offset)
-            case let .failure(failure): return .failure(failure)
+            case .failure(let failure): return .failure(failure)
             }
         }
         return .success(offset)
@@ -64,7 +64,7 @@ struct UnixSocketClient {
     func receive(timeoutMilliseconds: Int32) -> Result<[UInt8], Failure> {
         switch wait(for: Int16(POLLIN), timeoutMilliseconds: timeoutMilliseconds) {
         case .success(false): return .success([])
-        case let .failure(failure): return .failure(failure)
+        case .failure(let failure): return .failure(failure)
         case .success(true): break
         }
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -6,7 +6,11 @@ import NodescopeWire
 /// Where the collector is, shared by every command that talks to one.
 public struct ConnectionOptions: ParsableArguments {
     /// The socket path; the protocol's default when not given.
-    @Option(name: .long, help: "The collector's socket (default: $NODESCOPE_SOCKET, else $XDG_RUNTIME_DIR/nodescope/collector.sock, else /tmp/nodescope-$UID/collector.sock).")
+    @Option(
+        name: .long,
+        help:
+            "The collector's socket (default: $NODESCOPE_SOCKET, else $XDG_RUNTIME_DIR/nodescope/collector.sock, else /tmp/nodescope-$UID/collector.sock)."
+    )
     public var socket: String?
 
     /// Creates options with defaults.
@@ -14,15 +18,18 @@ public struct ConnectionOptions: ParsableArguments {
 
     /// The socket path in force.
     public var socketPath: String {
-        socket ?? CollectorSocketPath.resolve(
-            environment: { ProcessInfo.processInfo.environment[$0] }, uid: UInt32(getuid()))
+        socket
+            ?? CollectorSocketPath.resolve(
+                environment: { ProcessInfo.processInfo.environment[$0] }, uid: UInt32(getuid()))
     }
 }
 
 /// How long a command waits for a process to connect when no daemon is running.
 public struct WaitOptions: ParsableArguments {
     /// Seconds to wait.
-    @Option(name: .long, parsing: .unconditional, help: "Seconds to wait for the process to connect (to the daemon, or to the embedded collector that starts when no daemon runs).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Seconds to wait for the process to connect (to the daemon, or to the embedded collector that starts when no daemon runs).")
     public var wait: Double = 10
 
     /// Creates options with defaults.

@@ -25,7 +25,8 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
-    @Option(parsing: .unconditional, help: "How many connections (hosts and clients) are served at once; a hello beyond it is refused as busy.")
+    @Option(
+        parsing: .unconditional, help: "How many connections (hosts and clients) are served at once; a hello beyond it is refused as busy.")
     var maxConnections: Int = ServerLimits().maxConnections
 
     func validate() throws {

@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
 import NodescopeCollector
-import NodescopeReports
 import NodescopeControl
+import NodescopeReports
 import NodescopeServer
 import Subprocess
-import SystemPackage
 import Synchronization
+import SystemPackage
 
 /// `nodescope demo`: the quick start. Runs sample-nodes with a leak against an embedded
 /// collector, shows the tree live, then the leak report, and writes an SVG.
@@ -20,7 +20,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     /// The leaks sample-nodes can inject (`sample-nodes --help` describes each), or none.
     enum Leak: String, ExpressibleByArgument, CaseIterable {
-        case retainCycle = "retain-cycle", worker, subscription, view, none
+        case retainCycle = "retain-cycle"
+        case worker, subscription, view, none
     }
 
     @Option(help: "The leak the sample injects.")
@@ -103,7 +104,7 @@ struct DemoCommand: AsyncParsableCommand {
             } onChange: { change in
                 switch change {
                 case .objectAdded, .objectReleased, .statusChanged(_, .started), .statusChanged(_, .active),
-                     .statusChanged(_, .inactive), .statusChanged(_, .ended), .statusChanged(_, .attached):
+                    .statusChanged(_, .inactive), .statusChanged(_, .ended), .statusChanged(_, .attached):
                     _ = mirror?.apply(change, at: Date())
                 default:
                     if let line = mirror?.apply(change, at: Date()) { Terminal.write(line + "\n") }
@@ -113,13 +114,15 @@ struct DemoCommand: AsyncParsableCommand {
             }
             return try await (
                 client.request(.tree, argument: pid, as: TreeView.self),
-                client.request(.leaks, argument: pid, as: [LeakRecord].self))
+                client.request(.leaks, argument: pid, as: [LeakRecord].self)
+            )
         }
     }
 
     /// sample-nodes is built next to this executable by `swift build`.
     static func locateSample() throws -> String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         let candidate = (executable as NSString).deletingLastPathComponent + "/sample-nodes"
         guard FileManager.default.isExecutableFile(atPath: candidate) else {

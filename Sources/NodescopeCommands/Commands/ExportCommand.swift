@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import NodescopeCollector
-import NodescopeGraphviz
 import NodescopeControl
+import NodescopeGraphviz
 import NodescopeReports
 
 /// `nodescope export PID|NAME -o FILE`: the tree as SVG, DOT or JSON.
@@ -102,7 +102,8 @@ struct ExportCommand: AsyncParsableCommand {
             (view, leaks) = try await access.run(waitingFor: process) { client in
                 try await (
                     client.request(.tree, argument: process, as: TreeView.self),
-                    client.request(.leaks, argument: process, as: [LeakRecord].self))
+                    client.request(.leaks, argument: process, as: [LeakRecord].self)
+                )
             }
         } else {
             throw CLIError("name a process or give --from")

@@ -24,7 +24,9 @@ struct LeaksCommand: AsyncParsableCommand {
     @OptionGroup var waiting: WaitOptions
 
     func validate() throws {
-        if process?.isEmpty == true { throw ValidationError("the process is empty: give a pid or a process name, or none for every process") }
+        if process?.isEmpty == true {
+            throw ValidationError("the process is empty: give a pid or a process name, or none for every process")
+        }
     }
 
     func run() async throws {
@@ -41,7 +43,8 @@ struct LeaksCommand: AsyncParsableCommand {
             let awaiting = try await Self.settle(process, client: &client, waitSeconds: waitSeconds)
             return try await (
                 client.request(.leaks, argument: process ?? "", as: [LeakRecord].self),
-                client.request(.listProcesses, as: [ProcessSummary].self), awaiting)
+                client.request(.listProcesses, as: [ProcessSummary].self), awaiting
+            )
         }
         if awaiting > 0 {
             Terminal.note(

@@ -1,6 +1,6 @@
 import Foundation
-import NodescopeReports
 import Glibc
+import NodescopeReports
 import Synchronization
 
 /// The pid that SIGINT and SIGTERM are forwarded to: 0 before the command starts, -1 once it ended.
@@ -16,7 +16,8 @@ private func forwardSignal(_ signal: Int32, _ info: UnsafeMutablePointer<siginfo
     if target > 0 {
         // A terminal's Ctrl-C (sent by the kernel to the whole foreground group) reaches the
         // command by itself; only signals that a process sent to `check` are passed on.
-        if let info, info.pointee.si_code == 0x80 /* SI_KERNEL */ { return }
+        let fromTheKernel: Int32 = 0x80  // SI_KERNEL
+        if let info, info.pointee.si_code == fromTheKernel { return }
         kill(target, signal)
     } else if target == 0 {
         earlySignal.store(signal, ordering: .releasing)
@@ -73,8 +74,8 @@ enum CheckChildProcess {
 
         let pid: pid_t
         switch spawn(arguments, environment: environment) {
-        case let .success(spawned): pid = spawned
-        case let .failure(error):
+        case .success(let spawned): pid = spawned
+        case .failure(let error):
             forwardingTarget.store(-1, ordering: .releasing)
             return .failure(error)
         }

@@ -110,7 +110,8 @@ final class CheckCollector: Sendable {
         var template = Array((base + "/nodescope-check-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
-            throw CLIError("cannot create a private directory under \(base) for the collector's socket: \(String(cString: strerror(errno)))")
+            throw CLIError(
+                "cannot create a private directory under \(base) for the collector's socket: \(String(cString: strerror(errno)))")
         }
         return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }

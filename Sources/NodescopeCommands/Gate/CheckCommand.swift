@@ -35,12 +35,16 @@ struct CheckCommand: AsyncParsableCommand {
               nodescope check --write-baseline known-leaks.json -- swift test
             """)
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("How long a detached node may stay alive before it is a leak: 1s (the default), 500ms, 2.5 …", valueName: "duration"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long a detached node may stay alive before it is a leak: 1s (the default), 500ms, 2.5 …", valueName: "duration"))
     var grace: DurationArgument?
 
-    @Option(help: ArgumentHelp(
-        "Known leaks to accept: a JSON file of fingerprints or path globs, each with a reason. They are reported as known and do not fail.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Known leaks to accept: a JSON file of fingerprints or path globs, each with a reason. They are reported as known and do not fail.",
+            valueName: "file"))
     var baseline: String?
 
     @Option(
@@ -59,7 +63,9 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write a SARIF 2.1.0 report for code-scanning tools.", valueName: "file"))
     var sarif: String?
 
-    @Option(name: .customLong("svg-dir"), help: ArgumentHelp("Draw each leak in its tree: leak-<fingerprint>.svg in this directory (created if missing).", valueName: "dir"))
+    @Option(
+        name: .customLong("svg-dir"),
+        help: ArgumentHelp("Draw each leak in its tree: leak-<fingerprint>.svg in this directory (created if missing).", valueName: "dir"))
     var svgDir: String?
 
     @Flag(help: "Fail on unverified nodes too: alive when their process ended abnormally (crash, kill), within the grace.")
@@ -70,7 +76,8 @@ struct CheckCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("wait-exit"),
-        help: ArgumentHelp("After the command ends, how long to wait for the processes it started to end (default 5s).", valueName: "duration"))
+        help: ArgumentHelp(
+            "After the command ends, how long to wait for the processes it started to end (default 5s).", valueName: "duration"))
     var waitExit: DurationArgument?
 
     private var graceNanos: UInt64 { grace?.nanoseconds ?? 1_000_000_000 }
@@ -148,7 +155,8 @@ struct CheckCommand: AsyncParsableCommand {
         if !quiet {
             FileHandle.standardError.write(Data(("\n" + ReportText.render(.check(outcome), colorful: Terminal.isErrorColorful)).utf8))
         } else if case .signaled = termination {
-            FileHandle.standardError.write(Data("nodescope check: the command was \(termination.phrase); exiting \(outcome.exitCode)\n".utf8))
+            FileHandle.standardError.write(
+                Data("nodescope check: the command was \(termination.phrase); exiting \(outcome.exitCode)\n".utf8))
         }
         for problem in problems { FileHandle.standardError.write(Data("nodescope: \(problem)\n".utf8)) }
         // The exit code is the result: everything is said above, so no further line.
@@ -181,15 +189,18 @@ struct CheckCommand: AsyncParsableCommand {
     /// Refuses, before the command runs, two outputs in one file or an output over an input.
     private func checkFileConflicts() throws(CLIError) {
         var outputs: [OutputConflict.Named] = []
-        for (option, file) in [("--json", json), ("--junit", junit), ("--sarif", sarif), ("--svg-dir", svgDir),
-                               ("--write-baseline", writeBaseline)] {
+        for (option, file) in [
+            ("--json", json), ("--junit", junit), ("--sarif", sarif), ("--svg-dir", svgDir),
+            ("--write-baseline", writeBaseline),
+        ] {
             guard let file, !(option == "--json" && file == "-") else { continue }
             outputs.append(.init(option: option, path: file))
         }
         let inputs = baseline.map { [OutputConflict.Named(option: "--baseline", path: $0)] } ?? []
         // Rewriting the baseline in place is how it is updated (docs/CHECK.md).
         if let conflict = OutputConflict.find(
-            outputs: outputs, inputs: inputs, allowed: [(output: "--write-baseline", input: "--baseline")]) {
+            outputs: outputs, inputs: inputs, allowed: [(output: "--write-baseline", input: "--baseline")])
+        {
             throw CLIError("check: \(conflict); nothing was run")
         }
     }

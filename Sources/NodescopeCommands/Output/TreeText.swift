@@ -26,8 +26,10 @@ enum TreeText {
     /// The whole view, one node a line, with a header naming the process.
     static func render(_ view: TreeView) -> String {
         let leaks = view.nodes.filter { $0.status == .leaked || $0.status == .unverified }.count
-        var lines = [Terminal.paint("\(VisibleText.escaped(view.processName)) [pid \(view.pid)]", .bold)
-            + "  \(view.nodes.count) nodes" + (leaks > 0 ? Terminal.paint(", \(leaks) leaked", .red) : "")]
+        var lines = [
+            Terminal.paint("\(VisibleText.escaped(view.processName)) [pid \(view.pid)]", .bold)
+                + "  \(view.nodes.count) nodes" + (leaks > 0 ? Terminal.paint(", \(leaks) leaked", .red) : "")
+        ]
         if view.nodes.isEmpty { lines.append("  (no nodes)") }
         // Whether the ancestor at each depth has siblings still to come (draws the "│" bars).
         var open: [Bool] = []
@@ -39,7 +41,8 @@ enum TreeText {
             let indent = (0..<node.depth).dropFirst().map { open[$0] ? "│  " : "   " }.joined()
             let branch = node.depth == 0 ? "" : (isLast ? "└─ " : "├─ ")
             let status = node.isPlaceholder ? Terminal.paint(Vocabulary.placeholderMark, .gray) : mark(node.status)
-            var line = "\(indent)\(branch)\(Terminal.paint(VisibleText.escaped(node.displayName), .bold)) \(Terminal.paint(VisibleText.escaped(node.kind), .gray))  \(status)"
+            var line =
+                "\(indent)\(branch)\(Terminal.paint(VisibleText.escaped(node.displayName), .bold)) \(Terminal.paint(VisibleText.escaped(node.kind), .gray))  \(status)"
             let alive = objects(node)
             if !alive.isEmpty { line += "  [\(alive)]" }
             if let cut = view.truncatedChildren[node.id], cut > 0 { line += Terminal.paint("  … \(cut) more below", .gray) }
@@ -65,22 +68,22 @@ struct TreeMirror {
     mutating func apply(_ change: TreeChange, at time: Date) -> String? {
         let stamp = Terminal.paint(Self.clock.string(from: time), .gray)
         switch change {
-        case let .attached(node):
+        case .attached(let node):
             nodes[node.id] = node
             return "\(stamp)  \(Terminal.paint("+ attached", .green))  \(path(node.id))"
-        case let .statusChanged(id, status):
+        case .statusChanged(let id, let status):
             nodes[id]?.status = status
             return "\(stamp)  \(TreeText.mark(status))  \(path(id))"
-        case let .objectAdded(id, object):
+        case .objectAdded(let id, let object):
             nodes[id]?.objects.append(object)
             return nil
-        case let .objectReleased(id, index):
+        case .objectReleased(let id, let index):
             guard let role = nodes[id]?.objects.first(where: { $0.index == index })?.role else { return nil }
             if let position = nodes[id]?.objects.firstIndex(where: { $0.index == index }) {
                 nodes[id]?.objects[position].isAlive = false
             }
             return "\(stamp)  \(Terminal.paint("- released", .gray)) \(VisibleText.escaped(role))  \(path(id))"
-        case let .removed(id):
+        case .removed(let id):
             let line = "\(stamp)  \(Terminal.paint("✓ gone", .gray))  \(path(id))"
             nodes[id] = nil
             return line
@@ -88,12 +91,12 @@ struct TreeMirror {
             // The collector follows this with the new tree, one attached event a node.
             nodes = [:]
             return "\(stamp)  \(Terminal.paint("↻ resynced", .blue)) (the host sent a fresh snapshot)"
-        case let .leakFlagged(record):
+        case .leakFlagged(let record):
             let alive = VisibleText.escaped(record.aliveObjects.map { "\($0.role) \($0.typeName)" }.joined(separator: ", "))
             let path = VisibleText.escaped(record.path.joined(separator: " › "))
             let title = Terminal.paint("✖ " + Vocabulary.title(record.verdict), Vocabulary.color(record.verdict))
             return "\(stamp)  \(title)  \(path)  alive: \(alive.isEmpty ? "-" : alive)"
-        case let .sessionEnded(normally):
+        case .sessionEnded(let normally):
             return "\(stamp)  " + (normally ? "the process exited" : Terminal.paint("the process ended abnormally", .yellow))
         }
     }

@@ -36,9 +36,9 @@ public struct Baseline: Sendable {
         /// `fingerprint 3f2a9c0d1e4b5a67 (AppFlow/LegacyFlow)` or `path **/ChatFlow`.
         public var label: String {
             switch (fingerprint, path) {
-            case let (fingerprint?, path?): "fingerprint \(fingerprint) (\(path))"
-            case let (fingerprint?, nil): "fingerprint \(fingerprint)"
-            case let (nil, path?): "path \(path)"
+            case (let fingerprint?, let path?): "fingerprint \(fingerprint) (\(path))"
+            case (let fingerprint?, nil): "fingerprint \(fingerprint)"
+            case (nil, let path?): "path \(path)"
             case (nil, nil): "entry \(number)"
             }
         }
@@ -76,7 +76,7 @@ public struct Baseline: Sendable {
     /// Parses a baseline document.
     static func parse(_ bytes: [UInt8]) throws(BaselineError) -> Baseline {
         let document = try BaselineJSONReader.read(bytes)
-        guard case let .object(members) = document.kind else {
+        guard case .object(let members) = document.kind else {
             throw BaselineError(
                 line: document.line, column: document.column,
                 message: "a baseline is a JSON object with \"version\": 1 and \"entries\", not \(document.kindName)")
@@ -94,7 +94,8 @@ public struct Baseline: Sendable {
             }
         }
         guard let version else {
-            throw BaselineError(line: document.line, column: document.column, message: "the field \"version\" is missing; add \"version\": 1")
+            throw BaselineError(
+                line: document.line, column: document.column, message: "the field \"version\" is missing; add \"version\": 1")
         }
         guard case .number(1) = version.kind else {
             throw BaselineError(
@@ -102,9 +103,10 @@ public struct Baseline: Sendable {
                 message: "\"version\" must be 1 (the only version this nodescope reads)")
         }
         guard let list else {
-            throw BaselineError(line: document.line, column: document.column, message: "the field \"entries\" is missing; add \"entries\": []")
+            throw BaselineError(
+                line: document.line, column: document.column, message: "the field \"entries\" is missing; add \"entries\": []")
         }
-        guard case let .array(elements) = list.kind else {
+        guard case .array(let elements) = list.kind else {
             throw BaselineError(line: list.line, column: list.column, message: "\"entries\" must be an array, not \(list.kindName)")
         }
         var entries: [Entry] = []
@@ -116,14 +118,14 @@ public struct Baseline: Sendable {
 
     private static func entry(_ value: BaselineJSONValue, number: Int) throws(BaselineError) -> Entry {
         let name = "entries[\(number - 1)]"
-        guard case let .object(members) = value.kind else {
+        guard case .object(let members) = value.kind else {
             throw BaselineError(line: value.line, column: value.column, message: "\(name) must be an object, not \(value.kindName)")
         }
         var fingerprint: String?
         var path: BaselinePathPattern?
         var reason: String?
         for member in members {
-            guard case let .string(text) = member.value.kind else {
+            guard case .string(let text) = member.value.kind else {
                 throw BaselineError(
                     line: member.value.line, column: member.value.column,
                     message: "\(name).\(member.key) must be a string, not \(member.value.kindName)")
@@ -142,7 +144,9 @@ public struct Baseline: Sendable {
                 guard let pattern = BaselinePathPattern(text) else {
                     throw BaselineError(
                         line: at.line, column: at.column,
-                        message: "\(name).path \"\(text)\" is not a path pattern: node names joined by '/', none empty (e.g. AppFlow/*/ProfileFlow or **/LegacyFlow)")
+                        message:
+                            "\(name).path \"\(text)\" is not a path pattern: node names joined by '/', none empty (e.g. AppFlow/*/ProfileFlow or **/LegacyFlow)"
+                    )
                 }
                 path = pattern
             case "reason":
@@ -158,7 +162,8 @@ public struct Baseline: Sendable {
         }
         guard fingerprint != nil || path != nil else {
             throw BaselineError(
-                line: value.line, column: value.column, message: "\(name) has neither \"fingerprint\" nor \"path\": name the leak it accepts")
+                line: value.line, column: value.column,
+                message: "\(name) has neither \"fingerprint\" nor \"path\": name the leak it accepts")
         }
         guard let reason else {
             throw BaselineError(line: value.line, column: value.column, message: "\(name) has no \"reason\": say why this leak is accepted")

@@ -107,9 +107,15 @@ struct BaselineJSONReader {
         case UInt8(ascii: "["): kind = .array(try array(depth: depth))
         case UInt8(ascii: "\""): kind = .string(try string())
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): kind = .number(try number())
-        case UInt8(ascii: "t"): try literal("true"); kind = .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); kind = .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); kind = .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            kind = .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            kind = .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            kind = .null
         default: throw error("expected a value, found \(describeHere())")
         }
         return BaselineJSONValue(kind: kind, line: startLine, column: startColumn)
@@ -140,7 +146,9 @@ struct BaselineJSONReader {
                 throw BaselineError(line: keyLine, column: keyColumn, message: "the key \"\(key)\" appears twice in this object")
             }
             skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after the key, found \(describeHere())") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("expected ':' after the key, found \(describeHere())")
+            }
             index += 1
             skipSpace()
             members.append(.init(key: key, line: keyLine, column: keyColumn, value: try value(depth: depth + 1)))
@@ -222,7 +230,9 @@ struct BaselineJSONReader {
                     throw error("unknown escape \\\(describeHere()) in a string")
                 }
             case 0x00..<0x20:
-                throw error(byte == 0x0A ? "the string is not closed before the end of the line" : "a control character in a string must be escaped")
+                throw error(
+                    byte == 0x0A ? "the string is not closed before the end of the line" : "a control character in a string must be escaped"
+                )
             default:
                 raw.append(byte)
                 index += 1
@@ -241,7 +251,9 @@ struct BaselineJSONReader {
     private mutating func unicodeEscape() throws(BaselineError) -> Unicode.Scalar {
         let first = try hexQuad()
         if (0xD800..<0xDC00).contains(first) {
-            guard bytes[index...].starts(with: Array("\\u".utf8)) else { throw error("a high surrogate \\u escape must be followed by a low one") }
+            guard bytes[index...].starts(with: Array("\\u".utf8)) else {
+                throw error("a high surrogate \\u escape must be followed by a low one")
+            }
             index += 2
             let second = try hexQuad()
             guard (0xDC00..<0xE000).contains(second) else { throw error("a high surrogate \\u escape must be followed by a low one") }

@@ -11,8 +11,8 @@ public enum ReportJSON {
     }
 
     static func value(_ outcome: CheckOutcome) -> ReportJSONValue {
-        let signal: Int32? = if case let .signaled(number) = outcome.termination { number } else { nil }
-        let status: Int32? = if case let .exited(number) = outcome.termination { number } else { nil }
+        let signal: Int32? = if case .signaled(let number) = outcome.termination { number } else { nil }
+        let status: Int32? = if case .exited(let number) = outcome.termination { number } else { nil }
         let summary: [(String, ReportJSONValue)] = [
             ("processes", .int(Int64(outcome.processes.count))),
             ("newLeaks", .int(Int64(outcome.groups.filter { $0.verdict == .leaked && !$0.isKnown }.count))),
@@ -26,11 +26,14 @@ public enum ReportJSON {
             ("schemaVersion", .int(schemaVersion)),
             ("tool", .string("nodescope check")),
             ("command", .array(outcome.command.map { .string($0) })),
-            ("commandResult", .object([
-                ("exitStatus", status.map { .int(Int64($0)) } ?? .null),
-                ("signal", signal.map { .int(Int64($0)) } ?? .null),
-                ("signalName", .string(signal.map(CheckTermination.name(of:)))),
-            ])),
+            (
+                "commandResult",
+                .object([
+                    ("exitStatus", status.map { .int(Int64($0)) } ?? .null),
+                    ("signal", signal.map { .int(Int64($0)) } ?? .null),
+                    ("signalName", .string(signal.map(CheckTermination.name(of:)))),
+                ])
+            ),
             ("graceNanos", .uint(outcome.graceNanos)),
             ("strict", .bool(outcome.strict)),
             ("baseline", .string(outcome.baselineFile)),
@@ -69,9 +72,13 @@ public enum ReportJSON {
             ("path", .array(group.path.map { .string($0) })),
             ("pathText", .string(group.pathText)),
             ("kind", .string(first.kind)),
-            ("aliveObjects", .array(first.aliveObjects.map { object in
-                .object([("role", .string(object.role)), ("typeName", .string(object.typeName))])
-            })),
+            (
+                "aliveObjects",
+                .array(
+                    first.aliveObjects.map { object in
+                        .object([("role", .string(object.role)), ("typeName", .string(object.typeName))])
+                    })
+            ),
             ("processName", .string(first.processName)),
             ("pid", .uint(UInt64(first.pid))),
             ("detachedAtNanos", .uint(first.detachedAtNanos)),
@@ -80,17 +87,21 @@ public enum ReportJSON {
             ("releasedAtNanos", .uint(first.releasedAtNanos)),
             ("releaseDelayNanos", .uint(first.releaseDelayNanos)),
             ("occurrences", .int(Int64(group.records.count))),
-            ("instances", .array(group.records.map { record in
-                .object([
-                    ("pid", .uint(UInt64(record.pid))),
-                    ("processName", .string(record.processName)),
-                    ("session", .uint(record.session.rawValue)),
-                    ("nodeID", .uint(record.nodeID)),
-                    ("detachedAtNanos", .uint(record.detachedAtNanos)),
-                    ("flaggedAtNanos", .uint(record.flaggedAtNanos)),
-                    ("releasedAtNanos", .uint(record.releasedAtNanos)),
-                ])
-            })),
+            (
+                "instances",
+                .array(
+                    group.records.map { record in
+                        .object([
+                            ("pid", .uint(UInt64(record.pid))),
+                            ("processName", .string(record.processName)),
+                            ("session", .uint(record.session.rawValue)),
+                            ("nodeID", .uint(record.nodeID)),
+                            ("detachedAtNanos", .uint(record.detachedAtNanos)),
+                            ("flaggedAtNanos", .uint(record.flaggedAtNanos)),
+                            ("releasedAtNanos", .uint(record.releasedAtNanos)),
+                        ])
+                    })
+            ),
         ])
     }
 

@@ -27,8 +27,11 @@ indirect enum ReportJSONValue: Sendable, Equatable {
 
     private func write(into text: inout String, indent: String) {
         switch self {
-        case let .object(members):
-            guard !members.isEmpty else { return text += "{}" }
+        case .object(let members):
+            guard !members.isEmpty else {
+                text += "{}"
+                return
+            }
             text += "{\n"
             let inner = indent + "  "
             for (offset, (key, value)) in members.enumerated() {
@@ -39,8 +42,11 @@ indirect enum ReportJSONValue: Sendable, Equatable {
                 text += offset == members.count - 1 ? "\n" : ",\n"
             }
             text += indent + "}"
-        case let .array(elements):
-            guard !elements.isEmpty else { return text += "[]" }
+        case .array(let elements):
+            guard !elements.isEmpty else {
+                text += "[]"
+                return
+            }
             text += "[\n"
             let inner = indent + "  "
             for (offset, value) in elements.enumerated() {
@@ -49,13 +55,13 @@ indirect enum ReportJSONValue: Sendable, Equatable {
                 text += offset == elements.count - 1 ? "\n" : ",\n"
             }
             text += indent + "]"
-        case let .string(value):
+        case .string(let value):
             Self.quote(value, into: &text)
-        case let .int(value):
+        case .int(let value):
             text += String(value)
-        case let .double(value):
+        case .double(let value):
             text += value.isFinite ? "\(value)" : "null"
-        case let .bool(value):
+        case .bool(let value):
             text += value ? "true" : "false"
         case .null:
             text += "null"

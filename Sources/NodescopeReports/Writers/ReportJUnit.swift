@@ -12,24 +12,30 @@ public enum ReportJUnit {
         var failures = 0
         var skipped = 0
         for group in report.groups {
-            let name = group.pathText + (group.verdict == .leaked ? "" : " (\(group.verdict == .unverified ? "unverified" : "late release"))")
+            let name =
+                group.pathText + (group.verdict == .leaked ? "" : " (\(group.verdict == .unverified ? "unverified" : "late release"))")
             var body = ""
             let details = details(of: group)
             if group.fails(strict: report.strict) {
                 failures += 1
-                let message = "\(group.verdict == .leaked ? "leaked" : "unverified"): alive \(group.aliveText); fingerprint \(group.fingerprint)"
-                body = "      <failure type=\"\(group.ruleID)\" message=\"\(escape(message))\">\(escape(details, attribute: false))</failure>\n"
+                let message =
+                    "\(group.verdict == .leaked ? "leaked" : "unverified"): alive \(group.aliveText); fingerprint \(group.fingerprint)"
+                body =
+                    "      <failure type=\"\(group.ruleID)\" message=\"\(escape(message))\">\(escape(details, attribute: false))</failure>\n"
             } else if group.isKnown {
-                body = "      <system-out>\(escape("known leak, accepted by the baseline: \(group.baselineEntry?.reason ?? "")\n" + details, attribute: false))</system-out>\n"
+                body =
+                    "      <system-out>\(escape("known leak, accepted by the baseline: \(group.baselineEntry?.reason ?? "")\n" + details, attribute: false))</system-out>\n"
             } else if group.verdict == .unverified {
                 skipped += 1
-                body = "      <skipped message=\"\(escape("unverified: the process ended within the grace; fingerprint \(group.fingerprint)"))\"/>\n"
+                body =
+                    "      <skipped message=\"\(escape("unverified: the process ended within the grace; fingerprint \(group.fingerprint)"))\"/>\n"
                     + "      <system-out>\(escape(details, attribute: false))</system-out>\n"
             } else {
                 body = "      <system-out>\(escape("warning: released late\n" + details, attribute: false))</system-out>\n"
             }
             cases.append(
-                "    <testcase classname=\"\(escape(group.first.processName))\" name=\"\(escape(name))\" time=\"0\">\n" + body + "    </testcase>\n")
+                "    <testcase classname=\"\(escape(group.first.processName))\" name=\"\(escape(name))\" time=\"0\">\n" + body
+                    + "    </testcase>\n")
         }
         var errors = 0
         if let failure = subject.outcome?.collectorFailure {

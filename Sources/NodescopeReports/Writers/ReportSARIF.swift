@@ -6,18 +6,24 @@
 /// location is the node's path (`fullyQualifiedName` "A/B/C").
 public enum ReportSARIF {
     static let rules: [(id: String, name: String, level: String, short: String, full: String)] = [
-        ("node-leak", "NodeLeak", "error",
-         "A detached node is still alive after the grace.",
-         "A node of the tree (flow, context, workers, view) still had live objects when the grace after its detach ran out. "
-            + "Something keeps a reference to it: a retain cycle, a long-lived object holding its context, a subscription that was not cancelled."),
-        ("node-leak-unverified", "NodeLeakUnverified", "warning",
-         "A detached node was alive when its process ended abnormally, within the grace.",
-         "The process ended (crash, kill, or exit without the exit hold) before the grace after the node's detach ran out, "
-            + "with some of its objects alive: whether they would have been released is unknown. It fails the gate only with --strict."),
-        ("node-late-release", "NodeLateRelease", "warning",
-         "A detached node was released, but only after the grace.",
-         "Every object of the node was released in the end, later than the grace after its detach. It is a warning: "
-            + "something holds the node longer than expected (a timer, a pending request)."),
+        (
+            "node-leak", "NodeLeak", "error",
+            "A detached node is still alive after the grace.",
+            "A node of the tree (flow, context, workers, view) still had live objects when the grace after its detach ran out. "
+                + "Something keeps a reference to it: a retain cycle, a long-lived object holding its context, a subscription that was not cancelled."
+        ),
+        (
+            "node-leak-unverified", "NodeLeakUnverified", "warning",
+            "A detached node was alive when its process ended abnormally, within the grace.",
+            "The process ended (crash, kill, or exit without the exit hold) before the grace after the node's detach ran out, "
+                + "with some of its objects alive: whether they would have been released is unknown. It fails the gate only with --strict."
+        ),
+        (
+            "node-late-release", "NodeLateRelease", "warning",
+            "A detached node was released, but only after the grace.",
+            "Every object of the node was released in the end, later than the grace after its detach. It is a warning: "
+                + "something holds the node longer than expected (a timer, a pending request)."
+        ),
     ]
 
     /// The SARIF log. A check run's invocation carries the command's exit code or signal and
@@ -32,27 +38,40 @@ public enum ReportSARIF {
         ]
         if let outcome = subject.outcome {
             switch outcome.termination {
-            case let .exited(status):
+            case .exited(let status):
                 invocation.append(("exitCode", .int(Int64(status))))
-            case let .signaled(signal):
+            case .signaled(let signal):
                 invocation.append(("exitSignalName", .string(CheckTermination.name(of: signal))))
                 invocation.append(("exitSignalNumber", .int(Int64(signal))))
             }
         }
         let driver: ReportJSONValue = .object([
             ("name", .string("nodescope")),
-            ("rules", .array(rules.map { rule in
-                .object([
-                    ("id", .string(rule.id)),
-                    ("name", .string(rule.name)),
-                    ("shortDescription", .object([("text", .string(rule.short))])),
-                    ("fullDescription", .object([("text", .string(rule.full))])),
-                    ("defaultConfiguration", .object([("level", .string(rule.level))])),
-                    ("help", .object([("text", .string(
-                        "Find what keeps the node's alive objects (listed in the result) after its detach. "
-                            + "If the leak is accepted for now, add its fingerprint with a reason to the baseline file."))])),
-                ])
-            })),
+            (
+                "rules",
+                .array(
+                    rules.map { rule in
+                        .object([
+                            ("id", .string(rule.id)),
+                            ("name", .string(rule.name)),
+                            ("shortDescription", .object([("text", .string(rule.short))])),
+                            ("fullDescription", .object([("text", .string(rule.full))])),
+                            ("defaultConfiguration", .object([("level", .string(rule.level))])),
+                            (
+                                "help",
+                                .object([
+                                    (
+                                        "text",
+                                        .string(
+                                            "Find what keeps the node's alive objects (listed in the result) after its detach. "
+                                                + "If the leak is accepted for now, add its fingerprint with a reason to the baseline file."
+                                        )
+                                    )
+                                ])
+                            ),
+                        ])
+                    })
+            ),
         ])
         var properties: [(String, ReportJSONValue)] = [
             ("graceNanos", .uint(report.graceNanos)),
@@ -85,7 +104,8 @@ public enum ReportSARIF {
             }
         }
         let what = "\(Vocabulary.phrase(group.verdict)): \(group.explanation)"
-        var text = "\(group.first.kind) \(group.pathText) \(what), in \(group.processesText). "
+        var text =
+            "\(group.first.kind) \(group.pathText) \(what), in \(group.processesText). "
             + "Alive: \(group.aliveText). Fingerprint \(group.fingerprint)"
             + (group.records.count > 1 ? ", \(group.records.count) occurrences." : ".")
         if let entry = group.baselineEntry { text += " Known (baseline): \(entry.reason)" }
@@ -95,29 +115,49 @@ public enum ReportSARIF {
             ("ruleIndex", .int(Int64(index))),
             ("level", .string(level)),
             ("message", .object([("text", .string(text))])),
-            ("locations", .array([.object([
-                ("logicalLocations", .array([.object([
-                    ("name", .string(group.path.last ?? "")),
-                    ("fullyQualifiedName", .string(group.pathText)),
-                    ("kind", .string("type")),
-                ])])),
-            ])])),
+            (
+                "locations",
+                .array([
+                    .object([
+                        (
+                            "logicalLocations",
+                            .array([
+                                .object([
+                                    ("name", .string(group.path.last ?? "")),
+                                    ("fullyQualifiedName", .string(group.pathText)),
+                                    ("kind", .string("type")),
+                                ])
+                            ])
+                        )
+                    ])
+                ])
+            ),
             ("partialFingerprints", .object([("nodescopeFingerprint/v1", .string(group.fingerprint))])),
             ("baselineState", .string(group.isKnown ? "unchanged" : "new")),
         ]
         if let entry = group.baselineEntry {
-            members.append(("suppressions", .array([.object([
-                ("kind", .string("external")),
-                ("status", .string("accepted")),
-                ("justification", .string(entry.reason)),
-            ])])))
+            members.append(
+                (
+                    "suppressions",
+                    .array([
+                        .object([
+                            ("kind", .string("external")),
+                            ("status", .string("accepted")),
+                            ("justification", .string(entry.reason)),
+                        ])
+                    ])
+                ))
         }
-        members.append(("properties", .object([
-            ("occurrences", .int(Int64(group.records.count))),
-            ("processes", .array(group.records.map { .string("\($0.processName) [pid \($0.pid)]") })),
-            ("aliveObjects", .array(group.first.aliveObjects.map { .string("\($0.role) \($0.typeName)") })),
-            ("delayNanos", .uint(group.delayNanos)),
-        ])))
+        members.append(
+            (
+                "properties",
+                .object([
+                    ("occurrences", .int(Int64(group.records.count))),
+                    ("processes", .array(group.records.map { .string("\($0.processName) [pid \($0.pid)]") })),
+                    ("aliveObjects", .array(group.first.aliveObjects.map { .string("\($0.role) \($0.typeName)") })),
+                    ("delayNanos", .uint(group.delayNanos)),
+                ])
+            ))
         return .object(members)
     }
 }

@@ -17,7 +17,9 @@ public enum ReportText {
             let color: Vocabulary.Color =
                 group.isKnown ? .yellow : (group.verdict == .unverified && report.strict ? .red : Vocabulary.color(group.verdict))
             let title = paint((group.isKnown ? "KNOWN " : "") + Vocabulary.title(group.verdict), color)
-            var lines = ["\(title)  \(VisibleText.escaped(group.path.joined(separator: " › ")))  (\(VisibleText.escaped(group.first.kind)))"]
+            var lines = [
+                "\(title)  \(VisibleText.escaped(group.path.joined(separator: " › ")))  (\(VisibleText.escaped(group.first.kind)))"
+            ]
             lines.append("  process:     \(VisibleText.escaped(group.processesText))")
             lines.append("  alive:       \(VisibleText.escaped(group.aliveText))")
             switch group.verdict {
@@ -25,7 +27,8 @@ public enum ReportText {
                 lines.append("  flagged:     \(Vocabulary.duration(group.delayNanos)) after detach")
             case .unverified:
                 lines.append(
-                    "  unverified:  the process ended \(Vocabulary.duration(group.delayNanos)) after detach, within the grace, not normally")
+                    "  unverified:  the process ended \(Vocabulary.duration(group.delayNanos)) after detach, within the grace, not normally"
+                )
             case .lateRelease:
                 let released = group.first.releaseDelayNanos.map { ", released \(Vocabulary.duration($0)) after detach" } ?? ""
                 lines.append("  flagged:     \(Vocabulary.duration(group.delayNanos)) after detach\(released)")
@@ -44,7 +47,7 @@ public enum ReportText {
                     + "  reason:      \(VisibleText.escaped(entry.reason))")
         }
         switch subject {
-        case let .check(outcome): blocks.append(outcome.verdictLine)
+        case .check(let outcome): blocks.append(outcome.verdictLine)
         case .collector: blocks.append(report.groups.isEmpty ? "no leaks" : report.countsLine)
         }
         return blocks.joined(separator: "\n\n") + "\n"

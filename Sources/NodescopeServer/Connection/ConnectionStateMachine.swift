@@ -48,7 +48,7 @@ struct ConnectionStateMachine {
 
     mutating func received(_ message: WireMessage) -> Action {
         switch (state, message) {
-        case let (.awaitingHello, .hello(hello)):
+        case (.awaitingHello, .hello(let hello)):
             guard hello.protocolVersion == WireLimits.protocolVersion else {
                 state = .closed
                 return .refuse(
@@ -63,27 +63,27 @@ struct ConnectionStateMachine {
                 state = .client
                 return .acceptClient(hello)
             }
-        case let (.awaitingHello, other):
+        case (.awaitingHello, let other):
             state = .closed
             return .refuse(.badHandshake, "the first frame must be a hello, not \(other.frameType)")
         case (.host(goodbye: .some), _):
             state = .closed
             return .close("a frame after goodbye")
-        case let (.host, .goodbye(reason)):
+        case (.host, .goodbye(let reason)):
             state = .host(goodbye: reason)
             return .ingest(message)
         case (.client, .heartbeat):
             return .ignore
         case (.host, .defineString), (.host, .snapshotBegin), (.host, .snapshotEnd), (.host, .nodeAttached),
-             (.host, .objectAdded), (.host, .stateChanged), (.host, .nodeDetached), (.host, .objectReleased),
-             (.host, .dropped), (.host, .heartbeat):
+            (.host, .objectAdded), (.host, .stateChanged), (.host, .nodeDetached), (.host, .objectReleased),
+            (.host, .dropped), (.host, .heartbeat):
             return .ingest(message)
-        case let (.host, other):
+        case (.host, let other):
             state = .closed
             return .close("a host may not send \(other.frameType)")
-        case let (.client, .request(request)):
+        case (.client, .request(let request)):
             return .request(request)
-        case let (.client, other):
+        case (.client, let other):
             state = .closed
             return .close("a client may not send \(other.frameType)")
         case (.closed, _):

@@ -68,8 +68,9 @@ final class WireConnectionHandler: ChannelInboundHandler {
         // Everything in one read arrived at once: one reading of the loop's clock serves it all.
         let now = Self.now(context)
         if machine.state == .awaitingHello, streamStart.count < Hello.versionPrefixBytes {
-            streamStart += buffer.getBytes(
-                at: buffer.readerIndex, length: min(buffer.readableBytes, Hello.versionPrefixBytes - streamStart.count)) ?? []
+            streamStart +=
+                buffer.getBytes(
+                    at: buffer.readerIndex, length: min(buffer.readableBytes, Hello.versionPrefixBytes - streamStart.count)) ?? []
         }
         buffer.withUnsafeReadableBytes { decoder.feed($0) }
         while context.channel.isActive, !closing {
@@ -126,7 +127,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
     private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext, now: UInt64) {
         let hub = self.hub.value
         switch action {
-        case let .acceptHost(hello):
+        case .acceptHost(let hello):
             self.hello = hello
             guard admit(context) else { return }
             let session = hub.openHost(
@@ -135,24 +136,28 @@ final class WireConnectionHandler: ChannelInboundHandler {
             self.session = session
             logger[metadataKey: "session"] = "\(session)"
             let settings = hub.collector.settings
-            reply(.helloAccepted(HelloAccepted(
-                graceNanos: settings.graceNanos, holdExit: settings.holdExit,
-                collectorMonotonicNanos: now)), context: context)
-        case let .acceptClient(hello):
+            reply(
+                .helloAccepted(
+                    HelloAccepted(
+                        graceNanos: settings.graceNanos, holdExit: settings.holdExit,
+                        collectorMonotonicNanos: now)), context: context)
+        case .acceptClient(let hello):
             self.hello = hello
             guard admit(context) else { return }
-            reply(.helloAccepted(HelloAccepted(
-                graceNanos: hub.collector.settings.graceNanos, holdExit: false,
-                collectorMonotonicNanos: now)), context: context)
-        case let .refuse(code, reason):
+            reply(
+                .helloAccepted(
+                    HelloAccepted(
+                        graceNanos: hub.collector.settings.graceNanos, holdExit: false,
+                        collectorMonotonicNanos: now)), context: context)
+        case .refuse(let code, let reason):
             refuse(code, reason, context: context)
-        case let .ingest(message):
+        case .ingest(let message):
             guard let session else { return }
             if let violation = hub.ingest(message, session: session, now: now) {
                 close(context, reason: violation.message)
                 return
             }
-            if case let .goodbye(reason) = message {
+            if case .goodbye(let reason) = message {
                 // The session ends at its goodbye: nothing after it is read.
                 hub.endHost(session, normally: true, now: now)
                 self.session = nil
@@ -160,14 +165,14 @@ final class WireConnectionHandler: ChannelInboundHandler {
                 closing = true
                 context.close(promise: nil)
             }
-        case let .request(request):
+        case .request(let request):
             guard let connection else { return }
-            if case let .disconnect(reason) = hub.handle(request, from: connection) {
+            if case .disconnect(let reason) = hub.handle(request, from: connection) {
                 close(context, reason: reason)
             }
         case .ignore:
             break
-        case let .close(reason):
+        case .close(let reason):
             close(context, reason: reason)
         }
     }

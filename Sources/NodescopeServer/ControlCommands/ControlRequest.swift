@@ -15,13 +15,13 @@ struct ControlRequest {
     /// none could be chosen: not found, or ambiguous with the candidates.
     func aboutNamedProcess(_ answer: (SessionID) -> ControlAnswer) -> ControlAnswer {
         switch collector.resolve(frame.argument) {
-        case let .success(session):
+        case .success(let session):
             return answer(session)
-        case let .failure(error):
+        case .failure(let error):
             switch error {
             case .notFound:
                 return .failure(.notFound, "\(error)")
-            case let .ambiguous(candidates):
+            case .ambiguous(let candidates):
                 return .failure(.ambiguous, "\(error)", candidates: candidates)
             }
         }

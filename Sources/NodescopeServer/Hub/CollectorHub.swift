@@ -119,11 +119,13 @@ final class CollectorHub {
     /// that do not keep up.
     private func publish(_ changes: [TreeChange], for session: SessionID) {
         guard !changes.isEmpty else { return }
-        for case let .leakFlagged(record) in changes where record.verdict != .lateRelease {
-            logger.notice("leak flagged", metadata: [
-                "process": "\(record.processName)", "path": "\(record.path.joined(separator: "/"))",
-                "verdict": "\(record.verdict)",
-            ])
+        for case .leakFlagged(let record) in changes where record.verdict != .lateRelease {
+            logger.notice(
+                "leak flagged",
+                metadata: [
+                    "process": "\(record.processName)", "path": "\(record.path.joined(separator: "/"))",
+                    "verdict": "\(record.verdict)",
+                ])
         }
         let deliveries = subscriptions.deliveries(for: session)
         guard !deliveries.isEmpty else { return }
@@ -135,9 +137,9 @@ final class CollectorHub {
         let bodies = changes.map { ControlBody.encode($0) }
         for delivery in deliveries {
             switch delivery {
-            case let .send(subscriber):
+            case .send(let subscriber):
                 send(eventFrames(bodies, subscriptionID: subscriber.subscriptionID), to: subscriber.connection)
-            case let .evict(connection, reason):
+            case .evict(let connection, let reason):
                 endpoints[connection]?.close(reason)
             }
         }
@@ -171,7 +173,7 @@ final class CollectorHub {
         case .cancel:
             retentionTask?.cancel()
             retentionTask = nil
-        case let .arm(delayNanos):
+        case .arm(let delayNanos):
             retentionTask?.cancel()
             retentionTask = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(delayNanos)) {
                 self.retentionTimerFired(now: self.eventLoop.now.uptimeNanoseconds)

@@ -34,13 +34,14 @@ public struct ControlResponseFrame: Equatable, Sendable {
         var part: UInt32 = 0
         repeat {
             let end = body.index(start, offsetBy: WireLimits.maxBodyBytes, limitedBy: body.endIndex) ?? body.endIndex
-            result.append(ControlResponseFrame(
-                requestID: requestID,
-                status: status,
-                part: part,
-                isLast: end == body.endIndex,
-                body: Array(body[start..<end])
-            ))
+            result.append(
+                ControlResponseFrame(
+                    requestID: requestID,
+                    status: status,
+                    part: part,
+                    isLast: end == body.endIndex,
+                    body: Array(body[start..<end])
+                ))
             start = end
             part &+= 1
         } while start < body.endIndex

@@ -46,7 +46,7 @@ extension Hello {
     /// with a refusal that names the versions it speaks.
     public static func announcedVersion(inStreamStart bytes: [UInt8]) -> UInt16? {
         guard bytes.count >= versionPrefixBytes, bytes[4] == FrameType.hello.rawValue,
-              Array(bytes[5..<9]) == WireLimits.magic
+            Array(bytes[5..<9]) == WireLimits.magic
         else { return nil }
         return UInt16(bytes[9]) | UInt16(bytes[10]) << 8
     }

@@ -7,7 +7,7 @@ import PackageDescription
 let package = Package(
     name: "LeakyPackage",
     dependencies: [
-        .package(name: "Nodescope", path: "../../.."),
+        .package(name: "Nodescope", path: "../../..")
     ],
     targets: [
         .target(name: "LeakyApp", dependencies: [.product(name: "Nodes", package: "Nodescope")]),

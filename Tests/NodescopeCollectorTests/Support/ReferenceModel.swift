@@ -114,13 +114,13 @@ struct ReferenceModel {
 
     mutating func apply(_ message: WireMessage, now: UInt64) {
         switch message {
-        case let .defineString(frame):
+        case .defineString(let frame):
             strings[frame.stringID] = frame.value
         case .snapshotBegin:
             snapshot = [:]
         case .snapshotEnd:
             endSnapshot(now: now)
-        case let .nodeAttached(frame):
+        case .nodeAttached(let frame):
             if snapshot != nil {
                 snapshot![frame.nodeID] = Node(
                     id: frame.nodeID, parent: frame.parentID, kind: strings[frame.kindStringID] ?? "",
@@ -134,7 +134,7 @@ struct ReferenceModel {
                     id: frame.nodeID, parent: frame.parentID, kind: strings[frame.kindStringID] ?? "",
                     name: strings[frame.nameStringID] ?? "")
             }
-        case let .objectAdded(frame):
+        case .objectAdded(let frame):
             let object = (frame.objectIndex, strings[frame.roleStringID] ?? "", true)
             if snapshot != nil {
                 snapshot![frame.nodeID]!.objects.append(object)
@@ -142,14 +142,14 @@ struct ReferenceModel {
                 flagDue(now: now)
                 nodes[frame.nodeID]!.objects.append(object)
             }
-        case let .stateChanged(frame):
+        case .stateChanged(let frame):
             if snapshot != nil {
                 snapshot![frame.nodeID]!.state = frame.state.rawValue
             } else {
                 flagDue(now: now)
                 if nodes[frame.nodeID]?.gone == false { nodes[frame.nodeID]!.state = frame.state.rawValue }
             }
-        case let .nodeDetached(frame):
+        case .nodeDetached(let frame):
             if snapshot != nil {
                 snapshot![frame.nodeID]!.detachedAt = frame.timeNanos
             } else {
@@ -159,7 +159,7 @@ struct ReferenceModel {
                 if !nodes[frame.nodeID]!.anyAlive { nodes[frame.nodeID]!.gone = true }
                 flagDue(now: now)
             }
-        case let .objectReleased(frame):
+        case .objectReleased(let frame):
             if snapshot != nil {
                 let position = snapshot![frame.nodeID]!.objects.firstIndex { $0.index == frame.objectIndex }!
                 snapshot![frame.nodeID]!.objects[position].alive = false

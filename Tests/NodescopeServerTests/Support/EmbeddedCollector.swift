@@ -4,8 +4,9 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NodescopeCollector
-@testable import NodescopeServer
 import NodescopeWire
+
+@testable import NodescopeServer
 
 /// A collector hub on NIO's `EmbeddedEventLoop`, its connections `EmbeddedChannel`s: bytes in,
 /// frames out, time moved by hand (``advance(by:)``), and every log line kept in memory.
@@ -92,8 +93,9 @@ enum Frames {
 
     /// Node `id` attached (kind string 1) at `time`, as event `sequence`.
     static func attached(_ id: UInt64, parent: UInt64 = 0, sequence: UInt64, time: UInt64 = 1) -> WireMessage {
-        .nodeAttached(NodeAttachedFrame(
-            sequence: sequence, timeNanos: time, nodeID: id, parentID: parent, kindStringID: 1, nameStringID: 0))
+        .nodeAttached(
+            NodeAttachedFrame(
+                sequence: sequence, timeNanos: time, nodeID: id, parentID: parent, kindStringID: 1, nameStringID: 0))
     }
 }
 

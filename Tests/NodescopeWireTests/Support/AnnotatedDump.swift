@@ -30,10 +30,11 @@ enum AnnotatedDump {
                 lines.append("")
             }
             let bytes = FrameEncoder.encoded(message)
-            let fields = [
-                Field(name: "length", size: 4, value: "\(bytes.count - 4)"),
-                Field(name: "type", size: 1, value: "0x\(hex(message.frameType.rawValue)) \(message.frameType)"),
-            ] + payloadFields(of: message)
+            let fields =
+                [
+                    Field(name: "length", size: 4, value: "\(bytes.count - 4)"),
+                    Field(name: "type", size: 1, value: "0x\(hex(message.frameType.rawValue)) \(message.frameType)"),
+                ] + payloadFields(of: message)
             guard fields.reduce(0, { $0 + $1.size }) == bytes.count else { return nil }
             var index = 0
             var offset = offsets[direction, default: 0]

@@ -85,7 +85,8 @@ enum FixtureSessions {
         .defineString(DefineStringFrame(stringID: 2, value: "worker")),
         .defineString(DefineStringFrame(stringID: 3, value: "PaymentWorker")),
         .nodeAttached(NodeAttachedFrame(sequence: 1, timeNanos: 11 * second, nodeID: 1, parentID: 0, kindStringID: 1, nameStringID: 0)),
-        .objectAdded(ObjectAddedFrame(sequence: 2, timeNanos: 11 * second, nodeID: 1, objectIndex: 0, roleStringID: 2, typeNameStringID: 3)),
+        .objectAdded(
+            ObjectAddedFrame(sequence: 2, timeNanos: 11 * second, nodeID: 1, objectIndex: 0, roleStringID: 2, typeNameStringID: 3)),
         .stateChanged(StateChangedFrame(sequence: 3, timeNanos: 11 * second, nodeID: 1, state: .active)),
         .nodeDetached(NodeDetachedFrame(sequence: 4, timeNanos: 12 * second, nodeID: 1)),
     ]

@@ -21,13 +21,15 @@ struct RandomMessages {
     mutating func message(of type: FrameType) -> WireMessage {
         switch type {
         case .hello:
-            return .hello(Hello(
-                role: pick(PeerRole.self), pid: int(), monotonicNanos: int(), wallNanos: int(), processName: string()
-            ))
+            return .hello(
+                Hello(
+                    role: pick(PeerRole.self), pid: int(), monotonicNanos: int(), wallNanos: int(), processName: string()
+                ))
         case .helloAccepted:
-            return .helloAccepted(HelloAccepted(
-                graceNanos: int(), holdExit: Bool.random(using: &rng), collectorMonotonicNanos: int()
-            ))
+            return .helloAccepted(
+                HelloAccepted(
+                    graceNanos: int(), holdExit: Bool.random(using: &rng), collectorMonotonicNanos: int()
+                ))
         case .helloRefused:
             return .helloRefused(HelloRefused(code: pick(RefusalCode.self), reason: string()))
         case .defineString:
@@ -37,25 +39,29 @@ struct RandomMessages {
         case .snapshotEnd:
             return .snapshotEnd(sequence: int())
         case .nodeAttached:
-            return .nodeAttached(NodeAttachedFrame(
-                sequence: int(), timeNanos: int(), nodeID: nonZero(), parentID: int(),
-                kindStringID: int(), nameStringID: int()
-            ))
+            return .nodeAttached(
+                NodeAttachedFrame(
+                    sequence: int(), timeNanos: int(), nodeID: nonZero(), parentID: int(),
+                    kindStringID: int(), nameStringID: int()
+                ))
         case .objectAdded:
-            return .objectAdded(ObjectAddedFrame(
-                sequence: int(), timeNanos: int(), nodeID: nonZero(), objectIndex: int(),
-                roleStringID: int(), typeNameStringID: int()
-            ))
+            return .objectAdded(
+                ObjectAddedFrame(
+                    sequence: int(), timeNanos: int(), nodeID: nonZero(), objectIndex: int(),
+                    roleStringID: int(), typeNameStringID: int()
+                ))
         case .stateChanged:
-            return .stateChanged(StateChangedFrame(
-                sequence: int(), timeNanos: int(), nodeID: nonZero(), state: pick(WireNodeState.self)
-            ))
+            return .stateChanged(
+                StateChangedFrame(
+                    sequence: int(), timeNanos: int(), nodeID: nonZero(), state: pick(WireNodeState.self)
+                ))
         case .nodeDetached:
             return .nodeDetached(NodeDetachedFrame(sequence: int(), timeNanos: int(), nodeID: nonZero()))
         case .objectReleased:
-            return .objectReleased(ObjectReleasedFrame(
-                sequence: int(), timeNanos: int(), nodeID: nonZero(), objectIndex: int()
-            ))
+            return .objectReleased(
+                ObjectReleasedFrame(
+                    sequence: int(), timeNanos: int(), nodeID: nonZero(), objectIndex: int()
+                ))
         case .dropped:
             return .dropped(count: int())
         case .goodbye:
@@ -63,15 +69,17 @@ struct RandomMessages {
         case .heartbeat:
             return .heartbeat(monotonicNanos: int())
         case .request:
-            return .request(ControlRequestFrame(
-                requestID: int(), command: pick(ControlCommand.self), argument: string(), depth: int(),
-                rootPath: string()
-            ))
+            return .request(
+                ControlRequestFrame(
+                    requestID: int(), command: pick(ControlCommand.self), argument: string(), depth: int(),
+                    rootPath: string()
+                ))
         case .response:
-            return .response(ControlResponseFrame(
-                requestID: int(), status: pick(ResponseStatus.self), part: int(),
-                isLast: Bool.random(using: &rng), body: body()
-            ))
+            return .response(
+                ControlResponseFrame(
+                    requestID: int(), status: pick(ResponseStatus.self), part: int(),
+                    isLast: Bool.random(using: &rng), body: body()
+                ))
         case .event:
             return .event(ControlEventFrame(subscriptionID: int(), body: body()))
         }

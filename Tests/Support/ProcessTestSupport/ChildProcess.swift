@@ -16,7 +16,8 @@ public final class ChildProcess: @unchecked Sendable {
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], absolutePath: Bool = false
     ) throws {
-        process.executableURL = absolutePath
+        process.executableURL =
+            absolutePath
             ? URL(fileURLWithPath: executable) : ChildProcess.binDirectory.appendingPathComponent(executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment

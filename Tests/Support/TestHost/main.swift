@@ -271,5 +271,7 @@ case "random":
         events: arguments.count > 3 ? UInt64(arguments[3]) ?? 10_000 : 10_000)
 case "wait-connect": runWaitConnect(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10)
 default:
-    fail("usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach | serve SECONDS | hostile-names SECONDS | random SEED EVENTS", status: 2)
+    fail(
+        "usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach | serve SECONDS | hostile-names SECONDS | random SEED EVENTS",
+        status: 2)
 }

@@ -79,8 +79,10 @@ while true {
         if !connections[index].answered {
             connections[index].decoder.feed(buffer[..<count])
             if case .hello? = try? connections[index].decoder.next() {
-                let reply = FrameEncoder.encoded(.helloAccepted(HelloAccepted(
-                    graceNanos: graceMilliseconds * 1_000_000, holdExit: holdExit, collectorMonotonicNanos: 0)))
+                let reply = FrameEncoder.encoded(
+                    .helloAccepted(
+                        HelloAccepted(
+                            graceNanos: graceMilliseconds * 1_000_000, holdExit: holdExit, collectorMonotonicNanos: 0)))
                 _ = send(connections[index].descriptor, reply, reply.count, Int32(MSG_NOSIGNAL))
                 connections[index].answered = true
             }
