@@ -94,7 +94,7 @@ extension HostSession {
             session: id, pid: pid, processName: processName, connectedAtNanos: connectedAt, endedAtNanos: endedAt,
             endedNormally: endedNormally, liveNodes: liveNodes, leaks: openLeaks, eventsIngested: eventsIngested,
             droppedReported: droppedReported, startedAtNanos: processStartedAt,
-            awaitingRelease: tree.usedSlots.count { tree.slots[Int($0)].phase == .detached },
+            awaitingRelease: tree.slots.count { $0.id != 0 && $0.phase == .detached },
             graceNanos: settings.graceNanos)
     }
 }

@@ -93,12 +93,12 @@ public struct CheckOutcome: Sendable {
         let late = groups.filter { $0.verdict == .lateRelease && !$0.isKnown }.count
         var notes: [String] = []
         if known > 0 { notes.append("\(known) known") }
-        if unverified > 0 { notes.append(Self.count(unverified, "unverified", "unverified")) }
-        if late > 0 { notes.append(Self.count(late, "late release", "late releases")) }
-        if !staleEntries.isEmpty { notes.append(Self.count(staleEntries.count, "stale baseline entry", "stale baseline entries")) }
+        if unverified > 0 { notes.append(Vocabulary.count(unverified, "unverified", "unverified")) }
+        if late > 0 { notes.append(Vocabulary.count(late, "late release", "late releases")) }
+        if !staleEntries.isEmpty { notes.append(Vocabulary.count(staleEntries.count, "stale baseline entry", "stale baseline entries")) }
         var line = "nodescope check: "
         if failing > 0 {
-            line += Self.count(
+            line += Vocabulary.count(
                 failing, strict ? "new leak or unverified node" : "new leak", strict ? "new leaks or unverified nodes" : "new leaks")
         } else {
             line += groups.isEmpty ? "no leaks" : "no new leaks"
@@ -122,9 +122,5 @@ public struct CheckOutcome: Sendable {
             }
         }
         return line
-    }
-
-    static func count(_ value: Int, _ singular: String, _ plural: String) -> String {
-        Vocabulary.count(value, singular, plural)
     }
 }

@@ -20,6 +20,24 @@ struct ClosedPipeTests {
         #expect(!shell.stderr.contains("Fatal error"))
     }
 
+    /// `attach` may wait long for its next write: it ends when its reader goes, not at that write.
+    @Test func attachEndsAsSoonAsItsReaderIsGone() throws {
+        let fixture = try DaemonFixture()
+        defer { fixture.stop() }
+        let host = try ChildProcess("sample-nodes", ["--quiet", "--hold", "30"], environment: ["NODESCOPE_SOCKET": fixture.socket])
+        defer { host.stop() }
+        _ = try fixture.waitForProcesses { $0.contains { $0.processName == "sample-nodes" && $0.liveNodes == 5 } }
+        let nodescope = ChildProcess.binDirectory.appendingPathComponent("nodescope").path
+        let started = Date()
+        let shell = try ChildProcess(
+            "/bin/bash", ["-c", "'\(nodescope)' attach sample-nodes --socket '\(fixture.socket)' | head -1; exit ${PIPESTATUS[0]}"],
+            absolutePath: true)
+        #expect(shell.waitForExit(seconds: 60) == 0, "\(shell.stderr)")
+        #expect(shell.stdout.hasPrefix("sample-nodes [pid"))
+        // The host holds for 30 s without a change: attach ended long before its next write.
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
     @Test func theDemoWhoseReaderIsGoneExitsZeroAndLeavesNoScratchDirectory() throws {
         let before = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("nodescope-demo-") }
         let output = makeScratchDirectory().appendingPathComponent("demo.svg").path

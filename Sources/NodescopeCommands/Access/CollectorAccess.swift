@@ -51,37 +51,32 @@ struct CollectorAccess {
         }
     }
 
-    /// Polls until the collector knows `process`, or fails after the wait.
+    /// Polls until the collector knows `process` (a live one when `live`), or fails after the
+    /// wait with what it found.
     private func waitForProcess(
         _ process: String, live: Bool, client: inout ControlClient, giveUp: () -> String?
     ) async throws {
         let deadline = Date().addingTimeInterval(waitSeconds)
         while true {
+            // Why the wait goes on, as the message to give if it runs out.
+            let missing: String
             do {
                 let view = try await client.request(.tree, argument: process, depth: 1, as: TreeView.self)
                 guard live else { return }
                 let summaries = try await client.request(.listProcesses, as: [ProcessSummary].self)
                 guard let ended = summaries.first(where: { $0.session == view.session && !$0.isConnected }) else { return }
-                // Only a process that has ended matches: wait for a live one to connect.
-                if let reason = giveUp() { throw CLIError(reason) }
-                guard Date() < deadline else {
-                    throw CLIError(
-                        "\(VisibleText.escaped(process)) matches only a process that has ended (pid \(ended.pid), "
-                            + "\(ended.endedNormally == true ? "exited" : "ended abnormally")), and no live one connected "
-                            + "within \(Self.seconds(waitSeconds)); `nodescope tree \(ended.pid)` shows its last tree",
-                        exitCode: 1)
-                }
-                try await Task.sleep(for: .milliseconds(100))
+                missing =
+                    "\(VisibleText.escaped(process)) matches only a process that has ended (pid \(ended.pid), "
+                    + "\(ended.endedNormally == true ? "exited" : "ended abnormally")), and no live one connected "
+                    + "within \(Self.seconds(waitSeconds)); `nodescope tree \(ended.pid)` shows its last tree"
             } catch let refusal as ControlClient.Refusal where refusal.status == .notFound {
-                if let reason = giveUp() { throw CLIError(reason) }
-                guard Date() < deadline else {
-                    throw CLIError(
-                        "no process \(process) connected within \(Self.seconds(waitSeconds)); is it running with "
-                            + "NODESCOPE_SOCKET=\(socketPath) (or a debug build)? Raise --wait to wait longer",
-                        exitCode: 1)
-                }
-                try await Task.sleep(for: .milliseconds(100))
+                missing =
+                    "no process \(VisibleText.escaped(process)) connected within \(Self.seconds(waitSeconds)); is it "
+                    + "running with NODESCOPE_SOCKET=\(socketPath) (or a debug build)? Raise --wait to wait longer"
             }
+            if let reason = giveUp() { throw CLIError(reason) }
+            guard Date() < deadline else { throw CLIError(missing, exitCode: 1) }
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 

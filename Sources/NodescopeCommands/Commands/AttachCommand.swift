@@ -25,6 +25,7 @@ struct AttachCommand: AsyncParsableCommand {
 
     func run() async throws {
         let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
+        Terminal.endWhenReaderLeaves()
         try await access.run(waitingFor: process, live: true) { client in
             var mirror: TreeMirror?
             try await client.subscribe(process) { view in

@@ -51,19 +51,16 @@ struct LeaksCommand: AsyncParsableCommand {
                 "\(awaiting) detached \(awaiting == 1 ? "node is" : "nodes are") still awaiting release (the grace has "
                     + "not run out by the process's own clock); run again later for \(awaiting == 1 ? "its" : "their") verdict")
         }
-        if format == .json {
-            Terminal.write(Terminal.prettyJSON(leaks))
-            return
-        }
-        // The same report model and writers as `check`, about what the collector holds now: no
-        // command ran, so the reports state no command result and no exit code.
+        // JSON is the collector's own records. The other formats: the same report model and
+        // writers as `check`, about what the collector holds now; no command ran, so they state
+        // no command result and no exit code.
         let sessions = Set(leaks.map(\.session))
         let covered = processes.filter { process == nil ? sessions.contains($0.session) || $0.isConnected : sessions.contains($0.session) }
         let graces = Set(covered.map(\.graceNanos))
         let report = LeakReport(leaks: leaks, processes: covered, graceNanos: graces.count == 1 ? graces.first : nil)
         let subject = ReportSubject.collector(report, commandLine: ["nodescope"] + Array(CommandLine.arguments.dropFirst()))
         switch format {
-        case .json: break
+        case .json: Terminal.write(Terminal.prettyJSON(leaks))
         case .text: Terminal.write(ReportText.render(subject, colorful: Terminal.isColorful))
         case .junit: Terminal.write(ReportJUnit.render(subject))
         case .sarif: Terminal.write(ReportSARIF.render(subject))

@@ -15,11 +15,7 @@ enum OutputFile {
             if isDirectory.boolValue { return "is a directory; name a file in it" }
             return access(path, W_OK) == 0 ? nil : "the file is not writable"
         }
-        let directory = directory(of: path)
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return "the directory \(directory) does not exist"
-        }
-        return access(directory, W_OK | X_OK) == 0 ? nil : "the directory \(directory) is not writable"
+        return parentProblem(of: path)
     }
 
     /// Why a directory of outputs (`check --svg-dir`) cannot be used, or nil when it can: an
@@ -30,7 +26,13 @@ enum OutputFile {
             guard isDirectory.boolValue else { return "exists and is not a directory" }
             return access(path, W_OK | X_OK) == 0 ? nil : "the directory is not writable"
         }
+        return parentProblem(of: path)
+    }
+
+    /// Why nothing can be created at `path`: its directory is missing or not writable.
+    private static func parentProblem(of path: String) -> String? {
         let directory = directory(of: path)
+        var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             return "the directory \(directory) does not exist"
         }

@@ -49,6 +49,24 @@ enum Terminal {
     /// reader went away (see ``PrivateDirectory``).
     static let scratchDirectories = Mutex<Set<String>>([])
 
+    /// For a command that may wait long between writes (`attach`): when standard output is a
+    /// pipe whose reader goes away (`nodescope attach app | head -1`), the command ends quietly
+    /// at once, not at its next write. A background thread waits in `poll` for the pipe's error
+    /// (no events asked, so it sleeps until then); a terminal or a file is left alone.
+    static func endWhenReaderLeaves() {
+        var info = stat()
+        guard fstat(1, &info) == 0, info.st_mode & S_IFMT == S_IFIFO else { return }
+        let watcher = Thread {
+            var entry = pollfd(fd: 1, events: 0, revents: 0)
+            while true {
+                let ready = poll(&entry, 1, -1)
+                if ready > 0, entry.revents & Int16(POLLERR | POLLHUP) != 0 { quietExit() }
+                if ready < 0, errno != EINTR { return }
+            }
+        }
+        watcher.start()
+    }
+
     private static func quietExit() -> Never {
         for path in scratchDirectories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
         Glibc.exit(0)
