@@ -140,6 +140,8 @@ struct HostSession {
             heartbeatsSeen = true
             // After `dropped` the tree is stale until the snapshot: nothing is judged on it.
             if !awaitingSnapshot { advanceWatermark(to: collectorTime(time), into: &changes) }
+        case .retainers:
+            try requireOutsideSnapshot("retainers")
         case .hello:
             throw SessionError(.unexpectedMessage, "a second hello on a host stream")
         case .helloAccepted, .helloRefused, .request, .response, .event:

@@ -66,12 +66,12 @@ struct ByteReader {
     }
 
     /// Reads a `str`: u16 byte count, then that many bytes of valid UTF-8.
-    mutating func readString(_ field: StaticString) throws(WireError) -> String {
+    mutating func readString(_ field: StaticString, limit: Int = WireLimits.maxStringBytes) throws(WireError) -> String {
         let count = Int(try readUInt16(field))
-        guard count <= WireLimits.maxStringBytes else {
+        guard count <= limit else {
             throw WireError(
                 .stringTooLong,
-                "\(frameType) \(field) of \(count) bytes exceeds the \(WireLimits.maxStringBytes)-byte string limit"
+                "\(frameType) \(field) of \(count) bytes exceeds the \(limit)-byte string limit"
             )
         }
         try require(count, for: field)

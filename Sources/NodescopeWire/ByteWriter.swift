@@ -19,10 +19,10 @@ struct ByteWriter {
     }
 
     /// Writes a `str`: a u16 byte count, then the UTF-8 bytes, cut as ``encodedLength(of:)-(String)`` says.
-    mutating func write(_ value: String) {
+    mutating func write(_ value: String, limit: Int = WireLimits.maxStringBytes) {
         var value = value
         value.withUTF8 { utf8 in
-            let count = ByteWriter.truncatedLength(of: utf8, limit: WireLimits.maxStringBytes)
+            let count = ByteWriter.truncatedLength(of: utf8, limit: limit)
             write(UInt16(truncatingIfNeeded: count))
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<count]))
         }
@@ -37,9 +37,9 @@ struct ByteWriter {
     }
 
     /// The size of `value` as a `str` field: 2 bytes of count plus the (possibly cut) UTF-8 bytes.
-    static func encodedLength(of value: String) -> Int {
+    static func encodedLength(of value: String, limit: Int = WireLimits.maxStringBytes) -> Int {
         var value = value
-        return 2 + value.withUTF8 { truncatedLength(of: $0, limit: WireLimits.maxStringBytes) }
+        return 2 + value.withUTF8 { truncatedLength(of: $0, limit: limit) }
     }
 
     /// The size of `body` as a `bytes` field: 4 bytes of count plus the (possibly cut) bytes.

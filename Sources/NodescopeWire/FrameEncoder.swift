@@ -100,6 +100,22 @@ public struct FrameEncoder: Sendable {
             writer.write(reason.rawValue)
         case .heartbeat(let monotonicNanos):
             writer.write(monotonicNanos)
+        case .retainers(let retainers):
+            writer.write(retainers.nodeID)
+            writer.write(retainers.objectIndex)
+            writer.write(retainers.verdict.rawValue)
+            writer.write(UInt8(retainers.cutShort ? 0b1 : 0))
+            writer.write(retainers.elapsedMicros)
+            writer.write(retainers.note, limit: RetainersFrame.maxNoteBytes)
+            let hops = retainers.hops.prefix(RetainersFrame.maxHops)
+            writer.write(UInt16(hops.count))
+            for hop in hops {
+                writer.write(hop.holderKind.rawValue)
+                writer.write(hop.holderNodeID)
+                writer.write(hop.holder, limit: RetainersFrame.maxLabelBytes)
+                writer.write(hop.reference, limit: RetainersFrame.maxLabelBytes)
+                writer.write(UInt8(hop.isSuspect ? 0b1 : 0))
+            }
         case .request(let request):
             writer.write(request.requestID)
             writer.write(request.command.rawValue)
@@ -135,6 +151,13 @@ public struct FrameEncoder: Sendable {
         case .dropped: return 8
         case .goodbye: return 1
         case .heartbeat: return 8
+        case .retainers(let retainers):
+            var size = 8 + 2 + 1 + 1 + 4 + ByteWriter.encodedLength(of: retainers.note, limit: RetainersFrame.maxNoteBytes) + 2
+            for hop in retainers.hops.prefix(RetainersFrame.maxHops) {
+                size += 1 + 8 + ByteWriter.encodedLength(of: hop.holder, limit: RetainersFrame.maxLabelBytes)
+                size += ByteWriter.encodedLength(of: hop.reference, limit: RetainersFrame.maxLabelBytes) + 1
+            }
+            return size
         case .request(let request):
             return 4 + 1 + ByteWriter.encodedLength(of: request.argument) + 4 + ByteWriter.encodedLength(of: request.rootPath)
         case .response(let response): return 4 + 1 + 4 + 1 + ByteWriter.encodedLength(of: response.body)

@@ -1,7 +1,8 @@
-/// The type byte of every frame defined by protocol version 1.
+/// The type byte of every frame defined by protocol versions 1 and 2.
 ///
 /// The ranges are fixed: `0x01...0x0F` handshake, `0x10...0x3F` host stream, `0x40...0x5F` control.
-/// Any other byte is an unknown type, and a version 1 peer closes the connection on it.
+/// Any other byte is an unknown type, and a peer closes the connection on it. A frame type of
+/// version 2 (``retainers``) on a connection that negotiated version 1 is a violation too.
 public enum FrameType: UInt8, Sendable, CaseIterable {
     /// ``Hello``, sent first by a host or a client.
     case hello = 0x01
@@ -31,10 +32,17 @@ public enum FrameType: UInt8, Sendable, CaseIterable {
     case goodbye = 0x19
     /// An optional keep-alive.
     case heartbeat = 0x1A
+    /// ``RetainersFrame`` (version 2): what holds an object of a detached node.
+    case retainers = 0x1B
     /// ``ControlRequestFrame``, client to collector.
     case request = 0x40
     /// ``ControlResponseFrame``, collector to client.
     case response = 0x41
     /// ``ControlEventFrame``, collector to a subscribed client.
     case event = 0x42
+
+    /// The first protocol version that defines this frame type.
+    public var sinceVersion: UInt16 {
+        self == .retainers ? 2 : 1
+    }
 }

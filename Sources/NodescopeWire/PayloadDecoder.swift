@@ -107,6 +107,8 @@ enum PayloadDecoder {
             return .goodbye(try reader.readEnum(GoodbyeReason.self, "reason"))
         case .heartbeat:
             return .heartbeat(monotonicNanos: try reader.readUInt64("monotonicNanos"))
+        case .retainers:
+            return .retainers(try decodeRetainers(from: &reader))
         case .request:
             return .request(
                 ControlRequestFrame(
@@ -134,14 +136,49 @@ enum PayloadDecoder {
         }
     }
 
-    /// Reads a protocol version and rejects any but ours, before the fields that a later
-    /// version might lay out differently.
+    private static func decodeRetainers(from reader: inout ByteReader) throws(WireError) -> RetainersFrame {
+        let nodeID = try reader.readNodeID("nodeID")
+        let objectIndex = try reader.readUInt16("objectIndex")
+        let verdict = try reader.readEnum(RetainerVerdict.self, "verdict")
+        let flags = try reader.readUInt8("flags")
+        guard flags & ~0b1 == 0 else {
+            throw reader.invalid("flags", "0x\(ByteReader.hex(flags))", allowed: "only bit 0, cutShort, is defined")
+        }
+        let elapsedMicros = try reader.readUInt32("elapsedMicros")
+        let note = try reader.readString("note", limit: RetainersFrame.maxNoteBytes)
+        let hopCount = Int(try reader.readUInt16("hopCount"))
+        guard hopCount <= RetainersFrame.maxHops else {
+            throw reader.invalid("hopCount", "\(hopCount)", allowed: "at most \(RetainersFrame.maxHops)")
+        }
+        var hops: [RetainerHop] = []
+        hops.reserveCapacity(hopCount)
+        for _ in 0..<hopCount {
+            let kind = try reader.readEnum(RetainerHolderKind.self, "holderKind")
+            let holderNodeID = try reader.readUInt64("holderNodeID")
+            let holder = try reader.readString("holder", limit: RetainersFrame.maxLabelBytes)
+            let reference = try reader.readString("reference", limit: RetainersFrame.maxLabelBytes)
+            let hopFlags = try reader.readUInt8("hopFlags")
+            guard hopFlags & ~0b1 == 0 else {
+                throw reader.invalid("hopFlags", "0x\(ByteReader.hex(hopFlags))", allowed: "only bit 0, suspect, is defined")
+            }
+            hops.append(
+                RetainerHop(
+                    holderKind: kind, holderNodeID: holderNodeID, holder: holder, reference: reference,
+                    isSuspect: hopFlags & 0b1 != 0))
+        }
+        return RetainersFrame(
+            nodeID: nodeID, objectIndex: objectIndex, verdict: verdict, cutShort: flags & 0b1 != 0,
+            elapsedMicros: elapsedMicros, note: note, hops: hops)
+    }
+
+    /// Reads a protocol version and rejects any this side does not speak, before the fields
+    /// that another version might lay out differently.
     private static func readVersion(from reader: inout ByteReader) throws(WireError) -> UInt16 {
         let version = try reader.readUInt16("protocolVersion")
-        guard version == WireLimits.protocolVersion else {
+        guard WireLimits.supportedVersions.contains(version) else {
             throw WireError(
                 .unsupportedVersion,
-                "\(reader.frameType) names protocol version \(version); this side speaks version \(WireLimits.protocolVersion)"
+                "\(reader.frameType) names protocol version \(version); this side speaks versions \(WireLimits.supportedVersions.lowerBound) to \(WireLimits.supportedVersions.upperBound)"
             )
         }
         return version

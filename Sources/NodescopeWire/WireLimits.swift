@@ -1,4 +1,4 @@
-/// Fixed limits and constants of the Nodescope wire protocol, version 1.
+/// Fixed limits and constants of the Nodescope wire protocol (versions 1 and 2).
 ///
 /// Both ends enforce these limits; a peer that exceeds one is closed.
 public enum WireLimits {
@@ -14,8 +14,12 @@ public enum WireLimits {
     /// Leaves room below ``maxFrameLength`` for the fixed fields of the frame that carries it.
     public static let maxBodyBytes = maxFrameLength - 32
 
-    /// The protocol version spoken by this implementation.
-    public static let protocolVersion: UInt16 = 1
+    /// The newest protocol version spoken by this implementation, the one its hellos name.
+    public static let protocolVersion: UInt16 = 2
+
+    /// Every protocol version this implementation speaks. A connection speaks the lower of the
+    /// peer's version and ``protocolVersion``; a peer of version 1 never sees a version 2 frame.
+    public static let supportedVersions: ClosedRange<UInt16> = 1...2
 
     /// The four ASCII bytes `NSCP` (`4E 53 43 50`) that open every hello payload.
     public static let magic: [UInt8] = [0x4E, 0x53, 0x43, 0x50]

@@ -1,4 +1,4 @@
-/// One decoded frame of the Nodescope protocol, version 1.
+/// One decoded frame of the Nodescope protocol (versions 1 and 2).
 ///
 /// Each case corresponds to one ``FrameType``. ``FrameEncoder`` turns a message into bytes and
 /// ``FrameDecoder`` turns bytes back into messages.
@@ -31,6 +31,8 @@ public enum WireMessage: Equatable, Sendable {
     case goodbye(GoodbyeReason)
     /// `0x1A`: an optional keep-alive carrying the sender's `CLOCK_MONOTONIC`.
     case heartbeat(monotonicNanos: UInt64)
+    /// `0x1B` (version 2): what holds an object of a detached node.
+    case retainers(RetainersFrame)
     /// `0x40`: a client's control request.
     case request(ControlRequestFrame)
     /// `0x41`: one part of the collector's response.
@@ -55,6 +57,7 @@ public enum WireMessage: Equatable, Sendable {
         case .dropped: .dropped
         case .goodbye: .goodbye
         case .heartbeat: .heartbeat
+        case .retainers: .retainers
         case .request: .request
         case .response: .response
         case .event: .event

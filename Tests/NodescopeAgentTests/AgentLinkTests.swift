@@ -15,7 +15,7 @@ struct AgentLinkTests {
     /// A simulation whose collector accepts with a grace of 1 s, holding the exit if asked.
     func connected(holdsExit: Bool, exitFlushNanos: UInt64? = nil) -> Simulation {
         var simulation = Simulation(exitFlushNanos: exitFlushNanos)
-        simulation.answer = .accepted(graceNanos: second, holdsExit: holdsExit)
+        simulation.answer = .accepted(graceNanos: second, holdsExit: holdsExit, version: WireLimits.protocolVersion)
         return simulation
     }
 
@@ -36,15 +36,43 @@ struct AgentLinkTests {
 
     @Test func aRefusalIsLoggedOnceAndTheCollectorAskedAgainEveryTenSeconds() {
         var simulation = Simulation()
-        simulation.answer = .refused("this collector speaks protocol version 2, the host sent 1")
+        simulation.answer = .refused("this collector refuses this host", versionUnsupported: false)
         simulation.run(until: at(61 * second))
         #expect(
             simulation.logs == [
-                "the collector at /run/nodescope/c.sock refused this process: this collector speaks protocol version 2, the host sent 1"
+                "the collector at /run/nodescope/c.sock refused this process: this collector refuses this host"
             ])
         let attempts = simulation.times(of: \.isConnect)
         #expect(attempts.count == 7)
         #expect(zip(attempts, attempts.dropFirst()).allSatisfy { $1 - $0 >= 10 * second && $1 - $0 < 11 * second })
+    }
+
+    @Test func aCollectorOfVersionOneIsGreetedAgainAtOnceInVersionOne() {
+        var link = AgentLink(settings: AgentSettings(mode: .explicit, socketPath: "/run/nodescope/c.sock"))
+        #expect(link.helloVersion == 2)
+        var action = link.tick(now: 0)
+        #expect(action == .examineSocket)
+        action = link.socketExamined(AgentLink.SocketFile(inode: 1, modified: 1), now: 0)
+        action = link.connectFinished(.connected, now: 0)
+        action = link.helloSent(complete: true, now: 0)
+        action = link.answerRead(.refused("speaks version 1", versionUnsupported: true), now: ms)
+        // Closed without a log line, and the next attempt comes at once, saying hello in version 1.
+        #expect(action == .close(log: nil))
+        #expect(link.helloVersion == 1)
+        #expect(link.tick(now: ms) == .examineSocket)
+        _ = link.socketExamined(AgentLink.SocketFile(inode: 1, modified: 1), now: ms)
+        _ = link.connectFinished(.connected, now: ms)
+        _ = link.helloSent(complete: true, now: ms)
+        _ = link.answerRead(.accepted(graceNanos: second, holdsExit: false, version: 1), now: 2 * ms)
+        #expect(link.stream.protocolVersion == 1)
+        // A refusal of version 1 itself is an ordinary refusal: logged once, retried later.
+        var old = AgentLink(settings: AgentSettings(mode: .explicit, socketPath: "/run/nodescope/c.sock"))
+        _ = old.tick(now: 0)
+        _ = old.socketExamined(AgentLink.SocketFile(inode: 1, modified: 1), now: 0)
+        _ = old.connectFinished(.connected, now: 0)
+        _ = old.helloSent(complete: true, now: 0)
+        #expect(old.answerRead(.accepted(graceNanos: second, holdsExit: false, version: 2), now: ms) == .announceConnected)
+        #expect(old.stream.protocolVersion == 2)
     }
 
     @Test func anUntrustedSocketIsLoggedOnceAndNothingIsSent() {

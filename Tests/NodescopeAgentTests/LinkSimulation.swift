@@ -35,7 +35,7 @@ struct LinkSimulation {
     /// How a connect ends.
     var connectOutcome = AgentLink.ConnectOutcome.connected
     /// The collector's answer to each hello, and how long after the hello it comes (nil: never).
-    var answer = AgentLink.Answer.accepted(graceNanos: second, holdsExit: false)
+    var answer = AgentLink.Answer.accepted(graceNanos: second, holdsExit: false, version: WireLimits.protocolVersion)
     var answerDelay: UInt64? = millisecond
     /// How much of each write the socket takes.
     var writeOutcome = AgentLink.WriteOutcome.all

@@ -19,7 +19,7 @@ struct ConnectionStateMachineTests {
         #expect(machine.received(.heartbeat(monotonicNanos: 3)) == .ingest(.heartbeat(monotonicNanos: 3)))
         // The goodbye goes to the collector too, which checks where it stands (not in a snapshot).
         #expect(machine.received(.goodbye(.normalExit)) == .ingest(.goodbye(.normalExit)))
-        #expect(machine.state == .host(goodbye: .normalExit))
+        #expect(machine.state == .host(version: WireLimits.protocolVersion, goodbye: .normalExit))
         guard case .close = machine.received(.dropped(count: 1)) else {
             Issue.record("nothing may follow a goodbye")
             return
@@ -39,13 +39,13 @@ struct ConnectionStateMachineTests {
 
     @Test func aHelloThatCannotBeDecodedIsRefusedByItsAnnouncedVersion() {
         var machine = ConnectionStateMachine()
-        let error = WireError(.unsupportedVersion, "hello names protocol version 2; this side speaks version 1")
-        guard case .refuse(let code, let reason) = machine.undecodableFirstFrame(error, announcedVersion: 2) else {
+        let error = WireError(.unsupportedVersion, "hello names protocol version 3; this side speaks versions 1 to 2")
+        guard case .refuse(let code, let reason) = machine.undecodableFirstFrame(error, announcedVersion: 3) else {
             Issue.record("expected a refusal")
             return
         }
         #expect(code == .versionUnsupported)
-        #expect(reason == "this collector speaks protocol version 1, the peer sent 2")
+        #expect(reason == "this collector speaks protocol versions 1 to 2, the peer sent 3")
         var other = ConnectionStateMachine()
         guard case .refuse(let badCode, _) = other.undecodableFirstFrame(WireError(.badMagic, "bad"), announcedVersion: nil)
         else {

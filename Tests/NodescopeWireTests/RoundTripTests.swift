@@ -67,6 +67,16 @@ struct RoundTripTests {
         .event(ControlEventFrame(subscriptionID: 4, body: Array("{\"node\":1}".utf8))),
         .event(ControlEventFrame(subscriptionID: .max, body: [])),
         .event(ControlEventFrame(subscriptionID: 0, body: [UInt8](repeating: 7, count: WireLimits.maxBodyBytes))),
+        .retainers(RetainersFrame(nodeID: 1, objectIndex: 0, verdict: .unknown)),
+        .retainers(
+            RetainersFrame(
+                nodeID: .max, objectIndex: .max, verdict: .holder, cutShort: true, elapsedMicros: .max,
+                note: "cut short after 50 ms",
+                hops: [
+                    RetainerHop(holderKind: .attachedNodeObject, holderNodeID: 3, holder: "AppFlowImp", reference: ".component"),
+                    RetainerHop(holderKind: .object, holder: "Session", reference: ".listeners[3]", isSuspect: true),
+                    RetainerHop(holderKind: .closureContext, holder: "closure context", reference: "capture"),
+                ])),
     ]
 
     @Test("every frame type is covered")

@@ -75,10 +75,12 @@ extension AgentLink {
     enum Answer: Equatable {
         /// Nothing complete yet.
         case nothing
-        /// Accepted, with the collector's grace and whether it asks to hold a normal exit.
-        case accepted(graceNanos: UInt64, holdsExit: Bool)
-        /// Refused, with the collector's reason.
-        case refused(String)
+        /// Accepted, with the collector's grace, whether it asks to hold a normal exit, and the
+        /// protocol version of the connection.
+        case accepted(graceNanos: UInt64, holdsExit: Bool, version: UInt16)
+        /// Refused, with the collector's reason; `versionUnsupported` when it does not speak
+        /// the version the hello named.
+        case refused(String, versionUnsupported: Bool)
         /// Another frame, a malformed one, or the end of the connection.
         case unusable
     }

@@ -63,6 +63,8 @@ extension AgentLink {
         var graceNanos: UInt64 = 1_000_000_000
         /// Whether the collector asked to hold a normal exit.
         var holdsExit = false
+        /// The protocol version of the connection: frames of a later version are not sent.
+        var protocolVersion: UInt16 = 1
         /// Whether a snapshot is due (at the start of every connection).
         var needsSnapshot = true
         /// The sequence of the last event (or snapshot) encoded.

@@ -88,6 +88,9 @@ struct AgentLink {
     private var exitAt: UInt64?
     /// Whether the agent was stopped.
     private var stopRequested = false
+    /// The protocol version the next hello names: the newest, until a collector refuses it as a
+    /// version it does not speak; then version 1, which every collector speaks.
+    private(set) var helloVersion = WireLimits.protocolVersion
 
     /// Rules for the agent with `settings` (its socket path, its mode, its exit flush bound).
     init(settings: AgentSettings) {
@@ -169,15 +172,20 @@ struct AgentLink {
             return giveUp(now: now, failed: file)
         case .unusable:
             return giveUp(now: now, failed: file)
-        case .refused(let reason):
+        case .refused(_, versionUnsupported: true) where helloVersion > 1:
+            // An older collector: say hello again at once, in the version every collector speaks.
+            helloVersion = 1
+            phase = .closing(then: afterClose)
+            return .close(log: nil)
+        case .refused(let reason, _):
             triedOnce = true
             notBefore = now &+ Self.refusalRetry
             phase = .closing(then: afterClose)
             return .close(log: logOnce("the collector at \(settings.socketPath) refused this process: \(reason)"))
-        case .accepted(let graceNanos, let holdsExit):
+        case .accepted(let graceNanos, let holdsExit, let version):
             triedOnce = true
             failure = nil
-            stream = Stream(graceNanos: graceNanos, holdsExit: holdsExit)
+            stream = Stream(graceNanos: graceNanos, holdsExit: holdsExit, protocolVersion: min(version, helloVersion))
             phase = .streaming
             return .announceConnected
         }

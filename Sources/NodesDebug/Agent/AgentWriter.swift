@@ -62,7 +62,8 @@ struct AgentWriter {
             connection?.encode(
                 .hello(
                     Hello(
-                        role: .host, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: MonotonicClock.now(),
+                        protocolVersion: link.helloVersion, role: .host, pid: UInt32(truncatingIfNeeded: getpid()),
+                        monotonicNanos: MonotonicClock.now(),
                         wallNanos: MonotonicClock.wallNow(), processName: NodescopeAgent.processName)))
             let complete = connection?.write(waitMilliseconds: wait) == .all
             return link.helloSent(complete: complete, now: MonotonicClock.now())

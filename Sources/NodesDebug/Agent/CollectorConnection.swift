@@ -54,8 +54,10 @@ struct CollectorConnection {
         do { reply = try decoder.next() } catch { return .unusable }
         switch reply {
         case nil: return .nothing
-        case .helloAccepted(let accepted)?: return .accepted(graceNanos: accepted.graceNanos, holdsExit: accepted.holdExit)
-        case .helloRefused(let refused)?: return .refused(refused.reason)
+        case .helloAccepted(let accepted)?:
+            return .accepted(graceNanos: accepted.graceNanos, holdsExit: accepted.holdExit, version: accepted.protocolVersion)
+        case .helloRefused(let refused)?:
+            return .refused(refused.reason, versionUnsupported: refused.code == .versionUnsupported)
         case .some: return .unusable
         }
     }

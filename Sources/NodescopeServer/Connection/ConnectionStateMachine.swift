@@ -6,17 +6,18 @@ struct ConnectionStateMachine {
     /// What the peer has said so far.
     enum State: Equatable {
         case awaitingHello
-        case host(goodbye: GoodbyeReason?)
+        /// A host whose connection speaks `version`, and its goodbye once it said it.
+        case host(version: UInt16, goodbye: GoodbyeReason?)
         case client
         case closed
     }
 
     /// What the handler does with a message.
     enum Action: Equatable {
-        /// A host said hello: open its session and accept it.
-        case acceptHost(Hello)
-        /// A client said hello: accept it.
-        case acceptClient(Hello)
+        /// A host said hello: open its session and accept it, naming `version` for the connection.
+        case acceptHost(Hello, version: UInt16)
+        /// A client said hello: accept it, naming `version` for the connection.
+        case acceptClient(Hello, version: UInt16)
         /// Refuse the hello with a reason, then close.
         case refuse(RefusalCode, String)
         /// Feed a host-stream message to the collector. A goodbye is fed too (the collector
@@ -37,11 +38,10 @@ struct ConnectionStateMachine {
     /// this collector speaks; anything else, code 3.
     mutating func undecodableFirstFrame(_ error: WireError, announcedVersion: UInt16?) -> Action {
         state = .closed
-        if error.code == .unsupportedVersion || (announcedVersion.map { $0 != WireLimits.protocolVersion } ?? false) {
-            let version = announcedVersion.map { "\($0)" } ?? "another version"
-            return .refuse(
-                .versionUnsupported,
-                "this collector speaks protocol version \(WireLimits.protocolVersion), the peer sent \(version)")
+        if error.code == .unsupportedVersion
+            || (announcedVersion.map { !WireLimits.supportedVersions.contains($0) } ?? false)
+        {
+            return .refuse(.versionUnsupported, Self.versionRefusal(announcedVersion.map { "\($0)" } ?? "another version"))
         }
         return .refuse(.badHandshake, "the first frame is not a valid hello: \(error.message)")
     }
@@ -49,28 +49,34 @@ struct ConnectionStateMachine {
     mutating func received(_ message: WireMessage) -> Action {
         switch (state, message) {
         case (.awaitingHello, .hello(let hello)):
-            guard hello.protocolVersion == WireLimits.protocolVersion else {
+            guard WireLimits.supportedVersions.contains(hello.protocolVersion) else {
                 state = .closed
-                return .refuse(
-                    .versionUnsupported,
-                    "this collector speaks protocol version \(WireLimits.protocolVersion), the peer sent \(hello.protocolVersion)")
+                return .refuse(.versionUnsupported, Self.versionRefusal("\(hello.protocolVersion)"))
             }
+            // The connection speaks the peer's version: every version up to ours is spoken here.
+            let version = hello.protocolVersion
             switch hello.role {
             case .host:
-                state = .host(goodbye: nil)
-                return .acceptHost(hello)
+                state = .host(version: version, goodbye: nil)
+                return .acceptHost(hello, version: version)
             case .client:
                 state = .client
-                return .acceptClient(hello)
+                return .acceptClient(hello, version: version)
             }
         case (.awaitingHello, let other):
             state = .closed
             return .refuse(.badHandshake, "the first frame must be a hello, not \(other.frameType)")
-        case (.host(goodbye: .some), _):
+        case (.host(_, goodbye: .some), _):
             state = .closed
             return .close("a frame after goodbye")
-        case (.host, .goodbye(let reason)):
-            state = .host(goodbye: reason)
+        case (.host(let version, _), .goodbye(let reason)):
+            state = .host(version: version, goodbye: reason)
+            return .ingest(message)
+        case (.host(let version, _), .retainers):
+            guard version >= FrameType.retainers.sinceVersion else {
+                state = .closed
+                return .close("retainers frames need protocol version 2; this connection speaks version \(version)")
+            }
             return .ingest(message)
         case (.client, .heartbeat):
             return .ignore
@@ -89,5 +95,11 @@ struct ConnectionStateMachine {
         case (.closed, _):
             return .close("connection already closed")
         }
+    }
+
+    /// The reason of a refusal for a hello of a version this collector does not speak.
+    private static func versionRefusal(_ peerVersion: String) -> String {
+        let versions = WireLimits.supportedVersions
+        return "this collector speaks protocol versions \(versions.lowerBound) to \(versions.upperBound), the peer sent \(peerVersion)"
     }
 }

@@ -127,7 +127,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
     private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext, now: UInt64) {
         let hub = self.hub.value
         switch action {
-        case .acceptHost(let hello):
+        case .acceptHost(let hello, let version):
             self.hello = hello
             guard admit(context) else { return }
             let session = hub.openHost(
@@ -139,15 +139,15 @@ final class WireConnectionHandler: ChannelInboundHandler {
             reply(
                 .helloAccepted(
                     HelloAccepted(
-                        graceNanos: settings.graceNanos, holdExit: settings.holdExit,
+                        protocolVersion: version, graceNanos: settings.graceNanos, holdExit: settings.holdExit,
                         collectorMonotonicNanos: now)), context: context)
-        case .acceptClient(let hello):
+        case .acceptClient(let hello, let version):
             self.hello = hello
             guard admit(context) else { return }
             reply(
                 .helloAccepted(
                     HelloAccepted(
-                        graceNanos: hub.collector.settings.graceNanos, holdExit: false,
+                        protocolVersion: version, graceNanos: hub.collector.settings.graceNanos, holdExit: false,
                         collectorMonotonicNanos: now)), context: context)
         case .refuse(let code, let reason):
             refuse(code, reason, context: context)

@@ -162,6 +162,23 @@ enum AnnotatedDump {
             return [u("reason", 1, reason.rawValue, "\(reason)")]
         case .heartbeat(let monotonicNanos):
             return [u("monotonicNanos", 8, monotonicNanos, seconds(monotonicNanos))]
+        case .retainers(let retainers):
+            var fields = [
+                u("nodeID", 8, retainers.nodeID),
+                u("objectIndex", 2, retainers.objectIndex),
+                u("verdict", 1, retainers.verdict.rawValue, "\(retainers.verdict)"),
+                u("flags", 1, retainers.cutShort ? 1 : 0, retainers.cutShort ? "cutShort" : "none"),
+                u("elapsedMicros", 4, retainers.elapsedMicros),
+            ]
+            fields += string("note", retainers.note)
+            fields.append(u("hopCount", 2, retainers.hops.count))
+            for hop in retainers.hops {
+                fields.append(u("holderKind", 1, hop.holderKind.rawValue, "\(hop.holderKind)"))
+                fields.append(u("holderNodeID", 8, hop.holderNodeID, hop.holderNodeID == 0 ? "none" : ""))
+                fields += string("holder", hop.holder) + string("reference", hop.reference)
+                fields.append(u("hopFlags", 1, hop.isSuspect ? 1 : 0, hop.isSuspect ? "suspect" : "none"))
+            }
+            return fields
         case .request(let request):
             return [u("requestID", 4, request.requestID), u("command", 1, request.command.rawValue, "\(request.command)")]
                 + string("argument", request.argument)

@@ -68,6 +68,16 @@ struct RandomMessages {
             return .goodbye(pick(GoodbyeReason.self))
         case .heartbeat:
             return .heartbeat(monotonicNanos: int())
+        case .retainers:
+            let hops = (0..<Int.random(in: 0...4, using: &rng)).map { _ in
+                RetainerHop(
+                    holderKind: pick(RetainerHolderKind.self), holderNodeID: int(), holder: string(limit: RetainersFrame.maxLabelBytes),
+                    reference: string(limit: RetainersFrame.maxLabelBytes), isSuspect: Bool.random(using: &rng))
+            }
+            return .retainers(
+                RetainersFrame(
+                    nodeID: nonZero(), objectIndex: int(), verdict: pick(RetainerVerdict.self),
+                    cutShort: Bool.random(using: &rng), elapsedMicros: int(), note: string(limit: RetainersFrame.maxNoteBytes), hops: hops))
         case .request:
             return .request(
                 ControlRequestFrame(
@@ -105,8 +115,8 @@ struct RandomMessages {
         return all[Int(rng.next() % UInt64(all.count))]
     }
 
-    /// A valid string of at most 4096 UTF-8 bytes, mixing 1- to 4-byte scalars.
-    mutating func string() -> String {
+    /// A valid string of at most `limit` UTF-8 bytes, mixing 1- to 4-byte scalars.
+    mutating func string(limit: Int = WireLimits.maxStringBytes) -> String {
         let scalars: [Character] = ["a", "Z", "0", "/", " ", "é", "ß", "€", "中", "🌲", "👩‍💻"]
         let lengthBound: Int
         switch rng.next() % 10 {
@@ -118,7 +128,7 @@ struct RandomMessages {
         var result = ""
         for _ in 0..<length {
             let character = scalars[Int(rng.next() % UInt64(scalars.count))]
-            if result.utf8.count + character.utf8.count > WireLimits.maxStringBytes { break }
+            if result.utf8.count + character.utf8.count > limit { break }
             result.append(character)
         }
         return result
