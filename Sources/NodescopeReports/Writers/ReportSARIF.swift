@@ -123,7 +123,7 @@ public enum ReportSARIF {
         for (object, path) in explained {
             text += " Why \(RetainerText.objectName(object)) is alive: \(RetainerText.line(path, objectType: object.typeName))."
         }
-        if uncountedGlobal { text += " Not counted: \(Vocabulary.globalNotCounted)." }
+        if uncountedGlobal { text += " It is \(Vocabulary.globalNotCounted)." }
         if let entry = group.baselineEntry { text += " Known (baseline): \(entry.reason)" }
         let ruleID = group.ruleID(countGlobals: countGlobals)
         let index = rules.firstIndex { $0.id == ruleID } ?? 0
