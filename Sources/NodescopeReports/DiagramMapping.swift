@@ -63,7 +63,10 @@ public enum DiagramMapping {
                 lines.append("\(role(object)): \(RetainerText.summary(path))")
                 continue
             }
-            let block = RetainerText.lines(path, objectType: object.typeName).map { $0.trimmingCharacters(in: .whitespaces) }
+            // A label centres its lines: the spaces that align them on a terminal go.
+            let block = RetainerText.lines(path, objectType: object.typeName).map {
+                $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            }
             lines.append("\(role(object)): \(block[0])")
             lines += block.dropFirst()
         }

@@ -335,10 +335,10 @@ import FoundationXML
         #expect(
             full.nodes.last?.note == """
                 leaked: alive 1.0 s after detach
-                context: held by  AppFlowImp (attached node)
+                context: held by AppFlowImp (attached node)
                 ─ .component ─▶ AppComponent
                 ─ .shared["session"] ─▶ Session
-                ─ .listeners[3] ─▶ closure context   ◀ suspect: the reference to cut
+                ─ .listeners[3] ─▶ closure context ◀ suspect: the reference to cut
                 ─ capture ─▶ ProfileContextImp
                 """)
 
