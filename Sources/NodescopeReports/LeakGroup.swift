@@ -83,8 +83,8 @@ public struct LeakGroup: Sendable {
 
     /// `held by Session.listeners[3]` for each alive object of the first record with a path,
     /// joined by `; ` (`context: …` before each, when the node has several alive objects);
-    /// ``retained by global `main.app``` once for a node held only by globals; empty when no
-    /// alive object has a path.
+    /// `retained by global` and the globals' names once, for a node held only by globals; empty
+    /// when no alive object has a path.
     public var retainerSummary: String {
         let globals = RetainerText.globalNames(first)
         if !globals.isEmpty { return Vocabulary.retainedByGlobal(globals.map(VisibleText.escaped)) }

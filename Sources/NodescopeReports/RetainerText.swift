@@ -15,9 +15,9 @@ public enum RetainerText {
     ///          ─ capture ─▶ ProfileContextImp
     /// ```
     ///
-    /// or `retain cycle: A ─ .b ─▶ B ─ .a ─▶ A`, ``retained by global `main.app```, `holder
-    /// unknown: …`, `not analyzed: …`; then a line when the analysis was cut short, or when the
-    /// host added a note. `objectType` names the object that the path ends at.
+    /// or `retain cycle: A ─ .b ─▶ B ─ .a ─▶ A`, `retained by global` and the global's name in
+    /// backticks, `holder unknown: …`, `not analyzed: …`; then a line when the analysis was cut
+    /// short, or when the host added a note. `objectType` names the object the path ends at.
     public static func lines(_ path: RetainerPath, objectType: String) -> [String] {
         var lines: [String] = []
         let object = VisibleText.escaped(objectType)
@@ -79,7 +79,7 @@ public enum RetainerText {
     }
 
     /// A few words for notes: `held by Session.listeners[3]`, `retain cycle through
-    /// Session.listeners[0]`, ``retained by global `main.app```, `held by a thread's stack`,
+    /// Session.listeners[0]`, `retained by global` and the name, `held by a thread's stack`,
     /// `holder unknown`, `not analyzed`; `(cut short)` after a path cut short.
     public static func summary(_ path: RetainerPath) -> String {
         var text: String

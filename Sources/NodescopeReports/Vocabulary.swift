@@ -119,7 +119,8 @@ public enum Vocabulary {
         }
     }
 
-    /// How a leak held only by globals reads: ``retained by global `main.app```.
+    /// How a leak held only by globals reads: `retained by global`, then the name in backticks
+    /// (`main.app` in backticks), or `retained by globals` and the names.
     public static func retainedByGlobal(_ names: [String]) -> String {
         let quoted = names.map { "`\($0)`" }
         return names.count == 1 ? "retained by global \(quoted[0])" : "retained by globals \(quoted.joined(separator: ", "))"
