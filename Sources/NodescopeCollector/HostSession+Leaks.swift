@@ -120,12 +120,12 @@ extension HostSession {
         let node = tree.slots[Int(slot)]
         let path = self.path(to: slot)
         let alive = node.objects.filter(\.isAlive).map(objectInfo)
-        let retainers = retainers.isEmpty ? [] : self.retainers.paths(of: node.id)
+        let paths = retainers.isEmpty ? [] : retainers.paths(of: node.id)
         return LeakRecord(
             session: id, pid: pid, processName: processName, nodeID: node.id, kind: strings.text(node.kind),
             path: path, aliveObjects: alive, detachedAtNanos: node.detachedAt, flaggedAtNanos: flaggedAt,
             releasedAtNanos: nil, verdict: verdict,
-            fingerprint: LeakFingerprint.fingerprint(path: path, aliveObjects: alive, retainers: retainers),
-            retainers: retainers)
+            fingerprint: LeakFingerprint.fingerprint(path: path, aliveObjects: alive, retainers: paths),
+            retainers: paths)
     }
 }

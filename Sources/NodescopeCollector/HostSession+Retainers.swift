@@ -16,13 +16,20 @@ extension HostSession {
     ///   ``CollectorSettings/maxRetainerBytesPerSession``) a path is ignored.
     mutating func noteRetainers(_ frame: RetainersFrame, into changes: inout [TreeChange]) throws(SessionError) {
         let id = frame.nodeID
-        guard let slot = tree.slot(of: id), !tree.slots[Int(slot)].isPlaceholder else {
+        let slot = tree.slot(of: id)
+        let phase = slot.map { tree.slots[Int($0)].phase }
+        switch phase {
+        case .detached?, .leaked?, .lateRelease?, .unverified?:
+            break
+        case .attached?, .anchor?:
+            // Still attached, or released (an anchor stays only for the nodes below it).
+            return
+        case .placeholder?, nil:
             if awaitingSnapshot || removed.contains(id) { return }
-            if let slot = tree.slot(of: id), tree.slots[Int(slot)].phase == .anchor { return }
             throw SessionError(.unknownNode, "retainers names node \(id), which was never attached")
         }
+        guard let slot else { return }
         let node = tree.slots[Int(slot)]
-        guard node.phase != .attached else { return }
         guard node.objectPosition(frame.objectIndex) != nil else {
             if awaitingSnapshot { return }
             throw SessionError(

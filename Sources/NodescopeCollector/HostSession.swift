@@ -152,7 +152,7 @@ struct HostSession {
         }
     }
 
-    func requireOutsideSnapshot(_ frame: String) throws(SessionError) {
+    private func requireOutsideSnapshot(_ frame: String) throws(SessionError) {
         if let snapshot {
             throw SessionError(
                 .snapshotNesting, "\(frame) inside the snapshot at sequence \(snapshot.sequence), before its end")
