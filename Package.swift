@@ -162,8 +162,8 @@ let package = Package(
         .testTarget(
             name: "CheckTests",
             dependencies: [
-                "NodescopeCollector", "NodescopeCommands", "NodescopeReports", "NodesTesting", "ProcessTestSupport", "nodescope",
-                "sample-nodes", "test-host",
+                "NodescopeCollector", "NodescopeCommands", "NodescopeReports", "NodescopeWire", "NodesTesting", "ProcessTestSupport",
+                "nodescope", "sample-nodes", "test-host",
             ]),
     ],
     swiftLanguageModes: [.v6]

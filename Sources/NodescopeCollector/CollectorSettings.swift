@@ -29,6 +29,12 @@ public struct CollectorSettings: Sendable, Equatable {
     /// The most leak records one session keeps. Beyond it, nodes are still flagged in the tree and
     /// counted in ``ProcessSummary/leaks``, but no further record is listed. Default 100 000.
     public var maxLeakRecordsPerSession: Int
+    /// The most retainer paths (protocol version 2: why an object of a detached node is alive)
+    /// one session may send over its life; later ones are ignored. Default 10 000.
+    public var maxRetainerPathsPerSession: Int
+    /// The most bytes (about: names, references and notes) that one session's retainer paths
+    /// may take over its life; later paths are ignored. Default 16 MiB.
+    public var maxRetainerBytesPerSession: Int
 
     /// Creates settings; every value has the default described on its property.
     public init(
@@ -40,7 +46,9 @@ public struct CollectorSettings: Sendable, Equatable {
         maxStringsPerSession: Int = 1_000_000,
         maxStringBytesPerSession: Int = 256 << 20,
         maxObjectsPerSession: Int = 16_000_000,
-        maxLeakRecordsPerSession: Int = 100_000
+        maxLeakRecordsPerSession: Int = 100_000,
+        maxRetainerPathsPerSession: Int = 10_000,
+        maxRetainerBytesPerSession: Int = 16 << 20
     ) {
         self.graceNanos = graceNanos
         self.holdExit = holdExit
@@ -51,5 +59,7 @@ public struct CollectorSettings: Sendable, Equatable {
         self.maxStringBytesPerSession = maxStringBytesPerSession
         self.maxObjectsPerSession = maxObjectsPerSession
         self.maxLeakRecordsPerSession = maxLeakRecordsPerSession
+        self.maxRetainerPathsPerSession = maxRetainerPathsPerSession
+        self.maxRetainerBytesPerSession = maxRetainerBytesPerSession
     }
 }

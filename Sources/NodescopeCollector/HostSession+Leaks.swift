@@ -71,6 +71,7 @@ extension HostSession {
     mutating func releaseCleanly(_ slot: UInt32, into changes: inout [TreeChange]) {
         let id = tree.slots[Int(slot)].id
         removed.insert(id)
+        if !retainers.isEmpty { retainers.remove(id) }
         guard tree.slots[Int(slot)].children.isEmpty else {
             tree.slots[Int(slot)].phase = .anchor
             return
@@ -119,10 +120,12 @@ extension HostSession {
         let node = tree.slots[Int(slot)]
         let path = self.path(to: slot)
         let alive = node.objects.filter(\.isAlive).map(objectInfo)
+        let paths = retainers.isEmpty ? [] : retainers.paths(of: node.id)
         return LeakRecord(
             session: id, pid: pid, processName: processName, nodeID: node.id, kind: strings.text(node.kind),
             path: path, aliveObjects: alive, detachedAtNanos: node.detachedAt, flaggedAtNanos: flaggedAt,
             releasedAtNanos: nil, verdict: verdict,
-            fingerprint: LeakFingerprint.fingerprint(path: path, aliveRoles: alive.map(\.role)))
+            fingerprint: LeakFingerprint.fingerprint(path: path, aliveObjects: alive, retainers: paths),
+            retainers: paths)
     }
 }

@@ -116,6 +116,8 @@ extension HostSession {
 
         tree = next
         tree.recomputeDepths()
+        // Paths of nodes that the snapshot no longer holds are done with (their records keep theirs).
+        retainers.removeAll { id in tree.slot(of: id).map { tree.slots[Int($0)].isPlaceholder } ?? true }
         var live = 0
         var unrecordedLeaks = 0
         deadlines.removeAll()

@@ -16,10 +16,16 @@ extension HostSession {
             case .attached, .placeholder: nil
             case .detached, .leaked, .lateRelease, .unverified, .anchor: node.detachedAt
             }
+        var paths: [RetainerPath]?
+        if detachedAt != nil, !node.isPlaceholder, !retainers.isEmpty {
+            let stored = retainers.paths(of: node.id)
+            if !stored.isEmpty { paths = stored }
+        }
         return NodeInfo(
             id: node.id, parent: parent, kind: strings.text(node.kind), name: strings.text(node.name),
             status: node.status, objects: node.objects.map(objectInfo), attachedAtNanos: node.attachedAt,
-            detachedAtNanos: detachedAt, depth: depth ?? Int(node.depth), isPlaceholder: node.isPlaceholder)
+            detachedAtNanos: detachedAt, depth: depth ?? Int(node.depth), isPlaceholder: node.isPlaceholder,
+            retainers: paths)
     }
 
     /// The name of a node in paths: its name, else its kind, else `?`.

@@ -38,6 +38,8 @@ struct HostSession {
     var removed = RemovedNodeLog()
     /// One record per flagged node, in flag order.
     var leakRecords: [LeakRecord] = []
+    /// The retainer paths of detached nodes (protocol version 2).
+    var retainers = RetainerStore()
     /// Nodes flagged leaked or unverified and not released since.
     var openLeaks = 0
     /// Attached nodes.
@@ -140,8 +142,9 @@ struct HostSession {
             heartbeatsSeen = true
             // After `dropped` the tree is stale until the snapshot: nothing is judged on it.
             if !awaitingSnapshot { advanceWatermark(to: collectorTime(time), into: &changes) }
-        case .retainers:
+        case .retainers(let frame):
             try requireOutsideSnapshot("retainers")
+            try noteRetainers(frame, into: &changes)
         case .hello:
             throw SessionError(.unexpectedMessage, "a second hello on a host stream")
         case .helloAccepted, .helloRefused, .request, .response, .event:

@@ -7,6 +7,20 @@
 /// lowercase hexadecimal digits. For example a path `AppFlow/LoggedInFlow` with alive roles
 /// `worker` and `flow` hashes `AppFlow/LoggedInFlow|flow,worker`.
 ///
+/// **With retainer paths** (protocol version 2), the text gets a third part, so that two leaks
+/// of one node through different holders group apart: `|`, then one key per alive object that
+/// has a path with hops, sorted by their UTF-8 bytes and joined by `,`. A key is
+/// `role=verdict:holder:reference`, from the path's suspect hop (the first hop when none is
+/// marked), with two parts of the names that vary from run to run taken out: the content of
+/// every `[…]` (`.listeners[3]` and `.listeners[12]` both read `.listeners[]`,
+/// `.shared["session"]` reads `.shared[]`) and the digits of every `0x…` number. For example a
+/// context held through `Session.listeners[3]` hashes
+/// `AppFlow/ProfileFlow|context|context=holder:Session:.listeners[]`.
+///
+/// A leak without such a path (a host of version 1, a path not arrived yet, the verdicts
+/// `unknown` and `notAnalyzed`, which have no hops) has exactly the fingerprint of the formula
+/// without the third part, so baselines written before retainer paths existed keep matching it.
+///
 /// It depends on nothing else: no node ids, process ids, times or sessions.
 public enum LeakFingerprint {
     /// The text that is hashed: `path/joined|sorted,roles`.
@@ -18,6 +32,69 @@ public enum LeakFingerprint {
     /// The fingerprint: FNV-1a 64 of ``canonicalText(path:aliveRoles:)`` as 16 lowercase hex digits.
     public static func fingerprint(path: [String], aliveRoles: [String]) -> String {
         hex(fnv1a64(canonicalText(path: path, aliveRoles: aliveRoles).utf8))
+    }
+
+    /// The text that is hashed for a leak whose host may have sent retainer paths: the text of
+    /// ``canonicalText(path:aliveRoles:)``, then `|` and the sorted keys of the alive objects'
+    /// paths (``retainerKey(role:path:)``) joined by `,`, when there is at least one key.
+    public static func canonicalText(path: [String], aliveObjects: [ObjectInfo], retainers: [RetainerPath]) -> String {
+        let base = canonicalText(path: path, aliveRoles: aliveObjects.map(\.role))
+        guard !retainers.isEmpty else { return base }
+        var keys: [String] = []
+        for object in aliveObjects {
+            guard let retainer = retainers.first(where: { $0.objectIndex == object.index }),
+                let key = retainerKey(role: object.role, path: retainer)
+            else { continue }
+            keys.append(key)
+        }
+        guard !keys.isEmpty else { return base }
+        keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return base + "|" + keys.joined(separator: ",")
+    }
+
+    /// The fingerprint of a leak with the retainer paths its host sent (none: the same as
+    /// ``fingerprint(path:aliveRoles:)``).
+    public static func fingerprint(path: [String], aliveObjects: [ObjectInfo], retainers: [RetainerPath]) -> String {
+        hex(fnv1a64(canonicalText(path: path, aliveObjects: aliveObjects, retainers: retainers).utf8))
+    }
+
+    /// `role=verdict:holder:reference` of the path's suspect hop (else its first hop), with the
+    /// parts that vary between runs taken out (``stableName(_:)``); nil for a path without hops.
+    public static func retainerKey(role: String, path: RetainerPath) -> String? {
+        guard let hop = path.keyHop else { return nil }
+        return "\(role)=\(path.verdict.rawValue):\(stableName(hop.holder)):\(stableName(hop.reference))"
+    }
+
+    /// A holder or reference without what varies from run to run: the content of every `[…]`
+    /// (element indices, dictionary keys) and the digits of every `0x…` number (addresses).
+    public static func stableName(_ name: String) -> String {
+        var result = ""
+        result.reserveCapacity(name.utf8.count)
+        var depth = 0
+        var previous: Character?
+        var inHexNumber = false
+        for character in name {
+            if inHexNumber, character.isHexDigit {
+                previous = character
+                continue
+            }
+            inHexNumber = false
+            switch character {
+            case "[":
+                if depth == 0 { result.append(character) }
+                depth += 1
+            case "]" where depth > 0:
+                depth -= 1
+                if depth == 0 { result.append(character) }
+            default:
+                guard depth == 0 else { break }
+                result.append(character)
+                if character == "x" || character == "X", previous == "0" { inHexNumber = true }
+            }
+            previous = character
+        }
+        // An unclosed `[` drops the rest of the name, as a closed one drops its content.
+        return result
     }
 
     /// 64-bit FNV-1a of a byte sequence.

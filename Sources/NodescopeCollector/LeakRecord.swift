@@ -40,14 +40,19 @@ public struct LeakRecord: Sendable, Equatable, Codable {
     public var releasedAtNanos: UInt64?
     /// The judgement.
     public var verdict: Verdict
-    /// A stable hash for grouping and baselines; see ``LeakFingerprint``.
+    /// A stable hash for grouping and baselines; see ``LeakFingerprint``. It changes once, when
+    /// the host's retainer paths arrive after the node was flagged.
     public var fingerprint: String
+    /// Why the node's objects are alive, as its host analysed them (protocol version 2): one
+    /// path per analysed object, sorted by object index. Empty when the host sent none (a host
+    /// of version 1, an analysis not done or not arrived yet).
+    public var retainers: [RetainerPath]
 
     /// Creates a record.
     public init(
         session: SessionID, pid: UInt32, processName: String, nodeID: UInt64, kind: String,
         path: [String], aliveObjects: [ObjectInfo], detachedAtNanos: UInt64, flaggedAtNanos: UInt64,
-        releasedAtNanos: UInt64?, verdict: Verdict, fingerprint: String
+        releasedAtNanos: UInt64?, verdict: Verdict, fingerprint: String, retainers: [RetainerPath] = []
     ) {
         self.session = session
         self.pid = pid
@@ -61,6 +66,51 @@ public struct LeakRecord: Sendable, Equatable, Codable {
         self.releasedAtNanos = releasedAtNanos
         self.verdict = verdict
         self.fingerprint = fingerprint
+        self.retainers = retainers
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case session, pid, processName, nodeID, kind, path, aliveObjects, detachedAtNanos, flaggedAtNanos
+        case releasedAtNanos, verdict, fingerprint, retainers
+    }
+
+    /// Decodes a record; one written before retainer paths existed (without `retainers`) reads
+    /// as a record without them.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        session = try container.decode(SessionID.self, forKey: .session)
+        pid = try container.decode(UInt32.self, forKey: .pid)
+        processName = try container.decode(String.self, forKey: .processName)
+        nodeID = try container.decode(UInt64.self, forKey: .nodeID)
+        kind = try container.decode(String.self, forKey: .kind)
+        path = try container.decode([String].self, forKey: .path)
+        aliveObjects = try container.decode([ObjectInfo].self, forKey: .aliveObjects)
+        detachedAtNanos = try container.decode(UInt64.self, forKey: .detachedAtNanos)
+        flaggedAtNanos = try container.decode(UInt64.self, forKey: .flaggedAtNanos)
+        releasedAtNanos = try container.decodeIfPresent(UInt64.self, forKey: .releasedAtNanos)
+        verdict = try container.decode(Verdict.self, forKey: .verdict)
+        fingerprint = try container.decode(String.self, forKey: .fingerprint)
+        retainers = try container.decodeIfPresent([RetainerPath].self, forKey: .retainers) ?? []
+    }
+
+    /// The retainer path of the object with `index`, if the host sent one.
+    public func retainers(ofObject index: UInt16) -> RetainerPath? {
+        retainers.first { $0.objectIndex == index }
+    }
+
+    /// Whether only globals hold the node: every object alive at flag time has a path with the
+    /// verdict ``RetainerPath/Verdict/global``. `nodescope check` does not count such a leak
+    /// unless asked to (`--count-globals`): it is typically an app object that a top-level
+    /// `let` keeps until the process exits.
+    public var isRetainedOnlyByGlobals: Bool {
+        !aliveObjects.isEmpty && aliveObjects.allSatisfy { retainers(ofObject: $0.index)?.verdict == .global }
+    }
+
+    /// Stores the path of one object (replacing an earlier one of the same object) and
+    /// recomputes the fingerprint, which includes the paths of the alive objects.
+    mutating func noteRetainers(_ path: RetainerPath) {
+        retainers.insertOrReplace(path)
+        fingerprint = LeakFingerprint.fingerprint(path: self.path, aliveObjects: aliveObjects, retainers: retainers)
     }
 
     /// For a late release: how long after its detach the node was released, in nanoseconds.

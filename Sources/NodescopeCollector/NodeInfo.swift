@@ -26,6 +26,10 @@ public struct NodeInfo: Sendable, Equatable, Codable {
     /// cleanly while a descendant (such as a leaked ghost) is still in the tree, or a parent the
     /// collector never knew. Its status is ``NodeStatus/detached``.
     public var isPlaceholder: Bool
+    /// Why the node's objects are alive, for a detached node whose host sent retainer paths
+    /// (protocol version 2): one path per analysed object, sorted by object index. Nil (absent
+    /// in JSON) when there is none, and for attached nodes.
+    public var retainers: [RetainerPath]?
 
     /// Creates a node description.
     public init(
@@ -38,7 +42,8 @@ public struct NodeInfo: Sendable, Equatable, Codable {
         attachedAtNanos: UInt64,
         detachedAtNanos: UInt64?,
         depth: Int,
-        isPlaceholder: Bool = false
+        isPlaceholder: Bool = false,
+        retainers: [RetainerPath]? = nil
     ) {
         self.id = id
         self.parent = parent
@@ -50,6 +55,7 @@ public struct NodeInfo: Sendable, Equatable, Codable {
         self.detachedAtNanos = detachedAtNanos
         self.depth = depth
         self.isPlaceholder = isPlaceholder
+        self.retainers = retainers
     }
 
     /// The name shown for the node and used in paths: ``name``, or ``kind`` when the name is

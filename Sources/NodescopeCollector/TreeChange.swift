@@ -17,6 +17,10 @@ public enum TreeChange: Sendable, Equatable, Codable {
     case resynced
     /// A leak record was created, or changed (a leaked node was released late).
     case leakFlagged(LeakRecord)
+    /// The host explained why an object of detached node `id` is alive (protocol version 2).
+    /// `record` is the node's leak record, updated with the path (and its fingerprint with it),
+    /// when the node was already flagged; nil for a node still awaiting release.
+    case retainersFound(id: UInt64, path: RetainerPath, record: LeakRecord?)
     /// The host's session ended; `normally` when it said goodbye with a normal exit.
     case sessionEnded(normally: Bool)
 }

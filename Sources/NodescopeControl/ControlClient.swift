@@ -140,11 +140,13 @@ public struct ControlClient: ~Copyable {
     }
 
     private mutating func handshake(path: String) async throws {
+        // The control frames are the same in versions 1 and 2: a hello of version 1 is accepted
+        // by every collector, old or new (docs/PROTOCOL.md, section 9).
         try await send(
             .hello(
                 Hello(
-                    role: .client, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: 0, wallNanos: 0,
-                    processName: "nodescope")))
+                    protocolVersion: 1, role: .client, pid: UInt32(truncatingIfNeeded: getpid()), monotonicNanos: 0,
+                    wallNanos: 0, processName: "nodescope")))
         switch try await nextAnswer() {
         case .helloAccepted:
             return

@@ -15,8 +15,12 @@ public struct DiagramNode: Sendable, Equatable {
     public var releasedParts: [String]
     /// What the node is doing; decides its colours.
     public var state: DiagramNodeState
-    /// An optional last line, such as "leaked 1.2 s after detach".
+    /// An optional last line, such as "leaked 1.2 s after detach"; several lines when it holds
+    /// newlines.
     public var note: String?
+    /// Text shown when the pointer rests on the box (SVG): more than the box has room for.
+    /// Lines are separated by newlines.
+    public var tooltip: String?
 
     /// Creates a node.
     public init(
@@ -27,7 +31,8 @@ public struct DiagramNode: Sendable, Equatable {
         parts: [String] = [],
         releasedParts: [String] = [],
         state: DiagramNodeState = .active,
-        note: String? = nil
+        note: String? = nil,
+        tooltip: String? = nil
     ) {
         self.id = id
         self.parent = parent
@@ -37,5 +42,6 @@ public struct DiagramNode: Sendable, Equatable {
         self.releasedParts = releasedParts
         self.state = state
         self.note = note
+        self.tooltip = tooltip
     }
 }

@@ -67,7 +67,12 @@ public enum DotWriter {
             // built-in metrics, and it is the size the tidy layout spaced the boxes by.
             let size = NodeLabel.estimatedSize(of: node)
             let label = richLabels ? NodeLabel.html(for: node) : NodeLabel.plain(for: node)
-            out += "width=\(inches(size.width)), height=\(inches(size.height)), label=\(label)];\n"
+            out += "width=\(inches(size.width)), height=\(inches(size.height)), label=\(label)"
+            if let tooltip = node.tooltip, !tooltip.isEmpty {
+                let lines = tooltip.split(separator: "\n", omittingEmptySubsequences: false).map { LabelText.quoted(String($0)) }
+                out += ", tooltip=\"\(lines.joined(separator: "\\n"))\""
+            }
+            out += "];\n"
         }
 
         for index in diagram.nodes.indices where tree.parentIndex[index] >= 0 {

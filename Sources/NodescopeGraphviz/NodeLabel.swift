@@ -43,10 +43,10 @@ enum NodeLabel {
                 "<TR><TD ALIGN=\"LEFT\"><FONT COLOR=\"\(releasedColor)\"><S>"
                 + "\(LabelText.html(part))</S></FONT></TD></TR>"
         }
-        if let note = node.note, !note.isEmpty {
+        for line in noteLines(of: node) {
             rows +=
                 "<TR><TD><FONT POINT-SIZE=\"\(format(noteSize))\" COLOR=\"\(style.accent)\"><I>"
-                + "\(LabelText.html(note))</I></FONT></TD></TR>"
+                + "\(LabelText.html(line))</I></FONT></TD></TR>"
         }
         return "<<TABLE BORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"1\">\(rows)</TABLE>>"
     }
@@ -64,8 +64,8 @@ enum NodeLabel {
         for part in node.releasedParts {
             label += "\(releasedMark)\(LabelText.quoted(part))\\l"
         }
-        if let note = node.note, !note.isEmpty {
-            label += "\(LabelText.quoted(note))\\n"
+        for line in noteLines(of: node) {
+            label += "\(LabelText.quoted(line))\\n"
         }
         return label + "\""
     }
@@ -89,9 +89,15 @@ enum NodeLabel {
         if !node.kind.isEmpty { line(node.kind, size: kindSize, plainPrefix: "\u{AB}\u{BB}") }
         for part in node.parts { line(part, size: partSize) }
         for part in node.releasedParts { line(part, size: partSize, plainPrefix: releasedMark) }
-        if let note = node.note, !note.isEmpty { line(note, size: noteSize) }
+        for note in noteLines(of: node) { line(note, size: noteSize) }
         // Each table cell of the rich label has one point of padding on every side.
         return box(max(rich.map { ($0.width + 2, $0.height + 2) }, plain), extraWidth: 0)
+    }
+
+    /// The lines of a node's note (none when it has no note).
+    static func noteLines(of node: DiagramNode) -> [String] {
+        guard let note = node.note, !note.isEmpty else { return [] }
+        return note.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// The wider and the taller of two sets of lines.

@@ -21,7 +21,7 @@ public struct CheckOutcome: Sendable {
     public init(
         command: [String], termination: CheckTermination, leaks: [LeakRecord], processes: [ProcessSummary],
         collectorFailure: String? = nil, baseline: Baseline?, baselineFile: String?, baselineOutput: String?,
-        strict: Bool, graceNanos: UInt64
+        strict: Bool, countGlobals: Bool = false, graceNanos: UInt64
     ) {
         self.command = command
         self.termination = termination
@@ -30,11 +30,13 @@ public struct CheckOutcome: Sendable {
         self.collectorFailure = collectorFailure
         self.report = LeakReport(
             leaks: leaks, processes: processes, baseline: baseline, baselineFile: baselineFile, strict: strict,
-            graceNanos: graceNanos)
+            countGlobals: countGlobals, graceNanos: graceNanos)
     }
 
     /// Whether unverified nodes fail the gate.
     public var strict: Bool { report.strict }
+    /// Whether leaks held only by globals count (`--count-globals`).
+    public var countGlobals: Bool { report.countGlobals }
     /// Every host process that connected.
     public var processes: [ProcessSummary] { report.processes }
     /// The leak groups.
@@ -77,11 +79,15 @@ public struct CheckOutcome: Sendable {
     }
 
     /// What `--write-baseline` writes: the leaks that can fail a gate, one entry per fingerprint,
-    /// keeping the reason of the entry that accepted a leak before.
+    /// keeping the reason of the entry that accepted a leak before. Leaks held only by globals
+    /// are left out unless they are counted.
     public var baselineDocument: String {
         var seen = Set<String>()
-        let leaks = groups.filter { $0.verdict != .lateRelease && seen.insert($0.fingerprint).inserted }
-            .map { (fingerprint: $0.fingerprint, path: $0.path, reason: $0.baselineEntry?.reason) }
+        let leaks = groups.filter {
+            $0.verdict != .lateRelease && !$0.isUncountedGlobal(countGlobals: countGlobals)
+                && seen.insert($0.fingerprint).inserted
+        }
+        .map { (fingerprint: $0.fingerprint, path: $0.path, reason: $0.baselineEntry?.reason) }
         return Baseline.document(for: leaks)
     }
 
@@ -91,8 +97,10 @@ public struct CheckOutcome: Sendable {
         let known = groups.filter(\.isKnown).count
         let unverified = groups.filter { $0.verdict == .unverified && !$0.isKnown && !strict }.count
         let late = groups.filter { $0.verdict == .lateRelease && !$0.isKnown }.count
+        let globals = report.uncountedGlobalGroups.count
         var notes: [String] = []
         if known > 0 { notes.append("\(known) known") }
+        if globals > 0 { notes.append(Vocabulary.count(globals, "retained by a global", "retained by globals")) }
         if unverified > 0 { notes.append(Vocabulary.count(unverified, "unverified", "unverified")) }
         if late > 0 { notes.append(Vocabulary.count(late, "late release", "late releases")) }
         if !staleEntries.isEmpty { notes.append(Vocabulary.count(staleEntries.count, "stale baseline entry", "stale baseline entries")) }

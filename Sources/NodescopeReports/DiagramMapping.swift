@@ -5,7 +5,10 @@ import NodescopeGraphviz
 /// Maps the collector's tree onto a diagram: a box per node with its type name, kind and parts,
 /// a style per state, and a note on leaks with how long the node outlived its detach.
 public enum DiagramMapping {
-    public static func diagram(for view: TreeView, leaks: [LeakRecord] = [], at date: Date = Date()) -> Diagram {
+    /// The diagram of `view`; the nodes in `fullRetainerPaths` show their retainer paths hop by hop.
+    public static func diagram(
+        for view: TreeView, leaks: [LeakRecord] = [], fullRetainerPaths: Set<UInt64> = [], at date: Date = Date()
+    ) -> Diagram {
         let records = Dictionary(leaks.map { ($0.nodeID, $0) }, uniquingKeysWith: { $1 })
         let nodes = view.nodes.map { node in
             DiagramNode(
@@ -16,7 +19,8 @@ public enum DiagramMapping {
                 parts: parts(of: node, alive: true),
                 releasedParts: parts(of: node, alive: false),
                 state: state(of: node),
-                note: note(for: node, record: records[node.id]))
+                note: note(for: node, record: records[node.id], full: fullRetainerPaths.contains(node.id)),
+                tooltip: tooltip(for: node, record: records[node.id]))
         }
         return Diagram(title: "\(view.processName) [pid \(view.pid)] at \(stamp.string(from: date))", nodes: nodes)
     }
@@ -48,7 +52,49 @@ public enum DiagramMapping {
         }
     }
 
-    static func note(for node: NodeInfo, record: LeakRecord?) -> String? {
+    /// The note of a node: its state in words, then, for a detached node whose host sent
+    /// retainer paths, a line per object (`context: held by Session.listeners[3]`), or when
+    /// `full`, each object's path hop by hop.
+    static func note(for node: NodeInfo, record: LeakRecord?, full: Bool = false) -> String? {
+        guard let state = stateNote(for: node, record: record) else { return nil }
+        var lines = [state]
+        for (object, path) in explained(node, record: record) {
+            guard full else {
+                lines.append("\(role(object)): \(RetainerText.summary(path))")
+                continue
+            }
+            // A label centres its lines: the spaces that align them on a terminal go.
+            let block = RetainerText.lines(path, objectType: object.typeName).map {
+                $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            }
+            lines.append("\(role(object)): \(block[0])")
+            lines += block.dropFirst()
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The whole retainer path of each explained object, one line each, for the box's tooltip.
+    static func tooltip(for node: NodeInfo, record: LeakRecord?) -> String? {
+        let lines = explained(node, record: record).map { object, path in
+            "\(VisibleText.escaped(RetainerText.objectName(object))): \(RetainerText.line(path, objectType: object.typeName))"
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    /// The node's objects that have a retainer path (the node's own paths, else its record's),
+    /// with it; none for an attached node or a placeholder.
+    private static func explained(_ node: NodeInfo, record: LeakRecord?) -> [(ObjectInfo, RetainerPath)] {
+        guard !node.isPlaceholder, !node.status.isAttached else { return [] }
+        let paths = node.retainers ?? record?.retainers ?? []
+        guard !paths.isEmpty else { return [] }
+        return node.objects.compactMap { object in paths.first { $0.objectIndex == object.index }.map { (object, $0) } }
+    }
+
+    private static func role(_ object: ObjectInfo) -> String {
+        VisibleText.escaped(object.role.isEmpty ? "object" : object.role)
+    }
+
+    private static func stateNote(for node: NodeInfo, record: LeakRecord?) -> String? {
         if node.isPlaceholder { return "released; a leaked node remains below" }
         switch node.status {
         case .leaked:

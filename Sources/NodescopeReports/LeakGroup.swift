@@ -21,11 +21,23 @@ public struct LeakGroup: Sendable {
     /// The path joined by `/`.
     public var pathText: String { path.joined(separator: "/") }
 
-    /// Whether the leak fails the gate: a new (not known) leak; a new unverified one when strict.
-    public func fails(strict: Bool) -> Bool {
+    /// Whether only globals hold the node, in every record (see
+    /// ``LeakRecord/isRetainedOnlyByGlobals``): reported distinctly, and not a leak for `check`
+    /// unless it counts globals.
+    public var isRetainedOnlyByGlobals: Bool { records.allSatisfy(\.isRetainedOnlyByGlobals) }
+
+    /// Whether the group is a leak that is not counted: leaked, not known, and held only by
+    /// globals while globals are not counted.
+    public func isUncountedGlobal(countGlobals: Bool) -> Bool {
+        !countGlobals && !isKnown && verdict == .leaked && isRetainedOnlyByGlobals
+    }
+
+    /// Whether the leak fails the gate: a new (not known) leak, unless only globals hold it and
+    /// `countGlobals` is false; a new unverified one when strict.
+    public func fails(strict: Bool, countGlobals: Bool = false) -> Bool {
         guard !isKnown else { return false }
         switch verdict {
-        case .leaked: return true
+        case .leaked: return countGlobals || !isRetainedOnlyByGlobals
         case .unverified: return strict
         case .lateRelease: return false
         }
@@ -54,13 +66,34 @@ public struct LeakGroup: Sendable {
         return processes.prefix(3).joined(separator: ", ") + (processes.count > 3 ? " and \(processes.count - 3) more" : "")
     }
 
-    /// The SARIF rule of the verdict.
-    public var ruleID: String {
+    /// The SARIF rule of the verdict (`node-retained-by-global` for a leak held only by
+    /// globals that is not counted).
+    public func ruleID(countGlobals: Bool) -> String {
+        if isUncountedGlobal(countGlobals: countGlobals) { return "node-retained-by-global" }
         switch verdict {
-        case .leaked: "node-leak"
-        case .unverified: "node-leak-unverified"
-        case .lateRelease: "node-late-release"
+        case .leaked: return "node-leak"
+        case .unverified: return "node-leak-unverified"
+        case .lateRelease: return "node-late-release"
         }
+    }
+
+    /// The retainer paths of the first record's alive objects, as report lines (see
+    /// ``RetainerText/reportLines(_:)``).
+    public var retainerLines: [String] { RetainerText.reportLines(first) }
+
+    /// `held by Session.listeners[3]` for each alive object of the first record with a path,
+    /// joined by `; ` (`context: …` before each, when the node has several alive objects);
+    /// `retained by global` and the globals' names once, for a node held only by globals; empty
+    /// when no alive object has a path.
+    public var retainerSummary: String {
+        let globals = RetainerText.globalNames(first)
+        if !globals.isEmpty { return Vocabulary.retainedByGlobal(globals.map(VisibleText.escaped)) }
+        let parts = first.aliveObjects.compactMap { object -> String? in
+            guard let path = first.retainers(ofObject: object.index) else { return nil }
+            let summary = RetainerText.summary(path)
+            return first.aliveObjects.count == 1 ? summary : "\(object.role.isEmpty ? "object" : object.role): \(summary)"
+        }
+        return parts.joined(separator: "; ")
     }
 
     /// Groups records by verdict and fingerprint: leaks first, then unverified nodes, then late

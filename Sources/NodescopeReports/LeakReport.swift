@@ -14,13 +14,16 @@ public struct LeakReport: Sendable {
     public var baselineFile: String?
     /// Whether unverified nodes fail like leaks.
     public var strict: Bool
+    /// Whether leaks held only by globals count as leaks (`check --count-globals`); when false
+    /// they are reported apart and fail nothing.
+    public var countGlobals: Bool
     /// The grace the leaks were judged with, in nanoseconds, when it is known.
     public var graceNanos: UInt64?
 
     /// Groups `leaks` and matches them against `baseline`.
     public init(
         leaks: [LeakRecord], processes: [ProcessSummary], baseline: Baseline? = nil, baselineFile: String? = nil,
-        strict: Bool = false, graceNanos: UInt64? = nil
+        strict: Bool = false, countGlobals: Bool = false, graceNanos: UInt64? = nil
     ) {
         self.processes = processes
         self.groups = LeakGroup.groups(of: leaks, baseline: baseline)
@@ -28,19 +31,28 @@ public struct LeakReport: Sendable {
         self.staleEntries = baseline?.entries.filter { !used.contains($0.number) } ?? []
         self.baselineFile = baselineFile
         self.strict = strict
+        self.countGlobals = countGlobals
         self.graceNanos = graceNanos
     }
 
     /// The groups that fail a gate: new leaks, and new unverified nodes when strict.
-    public var failingGroups: [LeakGroup] { groups.filter { $0.fails(strict: strict) } }
+    public var failingGroups: [LeakGroup] { groups.filter { $0.fails(strict: strict, countGlobals: countGlobals) } }
+
+    /// The leak groups held only by globals that are not counted as leaks.
+    public var uncountedGlobalGroups: [LeakGroup] { groups.filter { $0.isUncountedGlobal(countGlobals: countGlobals) } }
 
     /// `2 leaked, 0 unverified, 1 released late`: nodes, every occurrence counted, known ones
-    /// included.
+    /// included; then `, 1 retained by a global` when leaks held only by globals are not counted
+    /// (they are left out of `leaked`).
     public var countsLine: String {
-        func nodes(_ verdict: LeakRecord.Verdict) -> Int {
-            groups.filter { $0.verdict == verdict }.reduce(0) { $0 + $1.records.count }
-        }
-        return "\(nodes(.leaked)) leaked, \(nodes(.unverified)) unverified, \(nodes(.lateRelease)) released late"
+        func nodes(_ groups: [LeakGroup]) -> Int { groups.reduce(0) { $0 + $1.records.count } }
+        let globals = uncountedGlobalGroups
+        let leaked = nodes(groups.filter { $0.verdict == .leaked }) - nodes(globals)
+        var line =
+            "\(leaked) leaked, \(nodes(groups.filter { $0.verdict == .unverified })) unverified, "
+            + "\(nodes(groups.filter { $0.verdict == .lateRelease })) released late"
+        if !globals.isEmpty { line += ", " + Vocabulary.count(nodes(globals), "retained by a global", "retained by globals") }
+        return line
     }
 }
 

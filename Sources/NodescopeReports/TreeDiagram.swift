@@ -15,13 +15,21 @@ public enum TreeDiagram {
         /// Runs of more same-named siblings than this fold into a placeholder; nil for the
         /// renderer's default.
         public var siblingRunLimit: Int?
+        /// The nodes whose boxes show their retainer paths in full, hop by hop; the other
+        /// detached nodes show one line per object (`context: held by Session.listeners[3]`),
+        /// and every one has the full paths as its tooltip.
+        public var fullRetainerPaths: Set<UInt64>
 
         /// Options that draw the whole tree with the automatic layout.
-        public init(layout: DiagramLayout = .auto, rootPath: String? = nil, depth: Int? = nil, siblingRunLimit: Int? = nil) {
+        public init(
+            layout: DiagramLayout = .auto, rootPath: String? = nil, depth: Int? = nil, siblingRunLimit: Int? = nil,
+            fullRetainerPaths: Set<UInt64> = []
+        ) {
             self.layout = layout
             self.rootPath = rootPath
             self.depth = depth
             self.siblingRunLimit = siblingRunLimit
+            self.fullRetainerPaths = fullRetainerPaths
         }
     }
 
@@ -45,7 +53,8 @@ public enum TreeDiagram {
         }
         do {
             return try DiagramRenderer.shared.draw(
-                DiagramMapping.diagram(for: view, leaks: leaks), format: format, options: diagramOptions)
+                DiagramMapping.diagram(for: view, leaks: leaks, fullRetainerPaths: options.fullRetainerPaths), format: format,
+                options: diagramOptions)
         } catch {
             throw ReportError("cannot draw the diagram: \(error)")
         }

@@ -89,6 +89,53 @@ public enum Vocabulary {
         return String(format: "%.0f min", seconds / 60)
     }
 
+    // MARK: Retainer paths
+
+    /// The lead and the arrow of a reference on a retainer path: `─ .listeners[3] ─▶ Session`.
+    public static let referenceLead = "─"
+    /// See ``referenceLead``.
+    public static let referenceArrow = "─▶"
+    /// What the reference a developer most likely has to cut is called.
+    public static let suspect = "suspect: the reference to cut"
+    /// The mark of that reference at the end of its line.
+    public static let suspectMark = "◀ " + suspect
+
+    /// The suspect reference named on a line of its own: `◀ suspect: Session.listeners[0], the
+    /// reference to cut`.
+    public static func suspectLine(_ reference: String) -> String {
+        "◀ suspect: \(reference), the reference to cut"
+    }
+
+    /// What a holder kind adds to a holder's name on a retainer path (`AppFlowImp (attached
+    /// node)`); nil when the name says enough (a type, a closure context, a collection).
+    public static func word(_ kind: RetainerPath.HolderKind) -> String? {
+        switch kind {
+        case .attachedNodeObject: "attached node"
+        case .detachedNodeObject: "detached node"
+        case .global: "global"
+        case .stack: "thread stack"
+        case .unknownMemory: "unknown memory"
+        case .object, .closureContext, .collection: nil
+        }
+    }
+
+    /// How a leak held only by globals reads: `retained by global`, then the name in backticks
+    /// (`main.app` in backticks), or `retained by globals` and the names.
+    public static func retainedByGlobal(_ names: [String]) -> String {
+        let quoted = names.map { "`\($0)`" }
+        return names.count == 1 ? "retained by global \(quoted[0])" : "retained by globals \(quoted.joined(separator: ", "))"
+    }
+
+    /// Why a leak held only by globals does not fail `check`.
+    public static let globalNotCounted = "not counted as a leak by check: only a global holds it (--count-globals counts it)"
+
+    /// What an analysis that found no reference means.
+    public static let unknownHolder =
+        "holder unknown: the analysis found no reference to it (a register, an encoded pointer or an unbalanced retain may hold it)"
+
+    /// What a path cut short means, when the host says nothing more.
+    public static let cutShort = "the analysis ran out of its bound: this is the shortest path found so far"
+
     /// `1 occurrence`, `2 occurrences`.
     public static func count(_ value: Int, _ singular: String, _ plural: String) -> String {
         "\(value) \(value == 1 ? singular : plural)"

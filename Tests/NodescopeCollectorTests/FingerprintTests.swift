@@ -66,6 +66,69 @@ struct FingerprintTests {
         #expect(a != b)
     }
 
+    // MARK: With retainer paths
+
+    static let context = ObjectInfo(index: 1, role: "context", typeName: "ProfileContextImp", isAlive: true)
+
+    static func held(_ holder: String, _ reference: String, verdict: RetainerPath.Verdict = .holder, suspect: Bool = true)
+        -> RetainerPath
+    {
+        RetainerPath(
+            objectIndex: 1, verdict: verdict,
+            hops: [
+                .init(holderKind: .attachedNodeObject, holderNodeID: 1, holder: "AppFlowImp", reference: ".component"),
+                .init(holderKind: .object, holder: holder, reference: reference, isSuspect: suspect),
+                .init(holderKind: .closureContext, holder: "closure context", reference: "capture"),
+            ])
+    }
+
+    @Test func theSuspectHopJoinsTheCanonicalText() {
+        let text = LeakFingerprint.canonicalText(
+            path: ["AppFlow", "ProfileFlow"], aliveObjects: [Self.context], retainers: [Self.held("Session", ".listeners[3]")])
+        #expect(text == "AppFlow/ProfileFlow|context|context=holder:Session:.listeners[]")
+        // Without a suspect, the first hop names the path.
+        let rooted = LeakFingerprint.canonicalText(
+            path: ["A"], aliveObjects: [Self.context], retainers: [Self.held("Session", ".listeners[3]", suspect: false)])
+        #expect(rooted == "A|context|context=holder:AppFlowImp:.component")
+    }
+
+    @Test func twoHoldersGroupApartAndIndicesKeysAndAddressesDoNot() {
+        func print(_ path: RetainerPath) -> String {
+            LeakFingerprint.fingerprint(path: ["AppFlow", "ProfileFlow"], aliveObjects: [Self.context], retainers: [path])
+        }
+        let listeners = print(Self.held("Session", ".listeners[3]"))
+        #expect(listeners == print(Self.held("Session", ".listeners[12]")), "element indices vary between runs")
+        #expect(print(Self.held("Cache", ".items[\"a\"]")) == print(Self.held("Cache", ".items[\"b\"]")), "and so do keys")
+        #expect(print(Self.held("a block at 0x7f00aa", "+24")) == print(Self.held("a block at 0x5500bc", "+24")))
+        #expect(listeners != print(Self.held("Session", ".observers[3]")))
+        #expect(listeners != print(Self.held("Analytics", ".listeners[3]")))
+        #expect(listeners != print(Self.held("Session", ".listeners[3]", verdict: .cycle)))
+        #expect(listeners != LeakFingerprint.fingerprint(path: ["AppFlow", "ProfileFlow"], aliveRoles: ["context"]))
+    }
+
+    @Test func aLeakWithoutAPathWithHopsKeepsTheFingerprintOfVersion1() {
+        let old = LeakFingerprint.fingerprint(path: ["A", "B"], aliveRoles: ["context"])
+        #expect(LeakFingerprint.fingerprint(path: ["A", "B"], aliveObjects: [Self.context], retainers: []) == old)
+        for verdict in [RetainerPath.Verdict.unknown, .notAnalyzed] {
+            let path = RetainerPath(objectIndex: 1, verdict: verdict, note: "no reference found")
+            #expect(LeakFingerprint.fingerprint(path: ["A", "B"], aliveObjects: [Self.context], retainers: [path]) == old)
+        }
+        // A path about an object that was not alive at the flag does not count either.
+        var released = Self.held("Session", ".listeners[3]")
+        released.objectIndex = 0
+        #expect(LeakFingerprint.fingerprint(path: ["A", "B"], aliveObjects: [Self.context], retainers: [released]) == old)
+    }
+
+    @Test func stableNamesDropWhatVaries() {
+        #expect(LeakFingerprint.stableName(".listeners[3]") == ".listeners[]")
+        #expect(LeakFingerprint.stableName(".shared[\"session\"]") == ".shared[]")
+        #expect(LeakFingerprint.stableName(".grid[1][2]") == ".grid[][]")
+        #expect(LeakFingerprint.stableName(".a[b[c]]d") == ".a[]d")
+        #expect(LeakFingerprint.stableName("block at 0x7ffee4a0b2c8, +16") == "block at 0x, +16")
+        #expect(LeakFingerprint.stableName("main.app") == "main.app")
+        #expect(LeakFingerprint.stableName(".open[12") == ".open[")
+    }
+
     static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits

@@ -366,6 +366,7 @@ struct LeakTransitionTests {
         case .removed: "removed"
         case .resynced: "resynced"
         case .leakFlagged: "flagged"
+        case .retainersFound: "retainers"
         case .sessionEnded: "ended"
         }
     }

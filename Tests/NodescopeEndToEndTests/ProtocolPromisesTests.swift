@@ -22,15 +22,16 @@ struct ProtocolPromisesTests {
     @Test func aHelloOfAnotherVersionIsRefusedWithCode1WhateverItsLength() throws {
         let fixture = try DaemonFixture()
         defer { fixture.stop() }
-        // The example of the conformance report: pid 4242, version 2, the layout of version 1.
+        // The example of the conformance report (pid 4242, the layout of version 1), in a version
+        // this collector does not speak: 3.
         let reported: [UInt8] =
-            [0x20, 0, 0, 0, 0x01, 0x4E, 0x53, 0x43, 0x50, 0x02, 0x00, 0x01, 0x92, 0x10, 0, 0]
-            + [UInt8](repeating: 0, count: 16) + [0x02, 0x00, 0x76, 0x32]
+            [0x20, 0, 0, 0, 0x01, 0x4E, 0x53, 0x43, 0x50, 0x03, 0x00, 0x01, 0x92, 0x10, 0, 0]
+            + [UInt8](repeating: 0, count: 16) + [0x02, 0x00, 0x76, 0x33]
         let cases: [(bytes: [UInt8], version: UInt16)] = [
-            (reported, 2),
+            (reported, 3),
             (Raw.hello(version: 0, pid: 1, monotonic: 1, name: "v0"), 0),
-            (Raw.frame(0x01, Raw.magic + Raw.u16(2)), 2),  // a version-2 hello shorter than version 1's
-            (Raw.hello(version: 2, pid: 1, monotonic: 1, name: "v2", extra: [1, 2, 3, 4, 5, 6, 7, 8]), 2),
+            (Raw.frame(0x01, Raw.magic + Raw.u16(3)), 3),  // a version-3 hello shorter than version 1's
+            (Raw.hello(version: 3, pid: 1, monotonic: 1, name: "v3", extra: [1, 2, 3, 4, 5, 6, 7, 8]), 3),
         ]
         for (bytes, version) in cases {
             let (messages, closed) = try exchange(bytes, on: fixture.socket)
@@ -39,7 +40,7 @@ struct ProtocolPromisesTests {
                 continue
             }
             #expect(refusal.code == .versionUnsupported)
-            #expect(refusal.reason == "this collector speaks protocol version 1, the peer sent \(version)")
+            #expect(refusal.reason == "this collector speaks protocol versions 1 to 2, the peer sent \(version)")
             #expect(closed)
         }
     }
@@ -156,6 +157,53 @@ struct ProtocolPromisesTests {
         #expect(host.waitForExit() == 0)
         let processes = try fixture.waitForProcesses { $0.contains { $0.processName == "sample-nodes" && $0.endedAtNanos != nil } }
         #expect(processes.first { $0.processName == "sample-nodes" }?.endedNormally == true)
+    }
+
+    @Test func aVersion2HostExplainsItsLeakAndTreeAndLeaksShowIt() throws {
+        let fixture = try DaemonFixture()
+        defer { fixture.stop() }
+        let start = Raw.now() - 5_000_000_000
+        let hops: [(kind: UInt8, node: UInt64, holder: String, reference: String, suspect: Bool)] = [
+            (1, 1, "AppFlowImp", ".session", false), (3, 0, "Session", ".listeners[0]", true),
+            (6, 0, "closure context", "capture", false),
+        ]
+        let stream =
+            Raw.hello(version: 2, pid: 4306, monotonic: start, name: "explains")
+            + Raw.defineString(1, "AppFlow") + Raw.defineString(2, "context") + Raw.defineString(3, "ProfileContextImp")
+            + Raw.snapshotBegin(0, nodes: 0) + Raw.snapshotEnd(0)
+            + Raw.attached(1, at: start, node: 1, kind: 1)
+            + Raw.attached(2, at: start, node: 2, parent: 1, kind: 3)
+            + Raw.objectAdded(3, at: start, node: 2, index: 0, role: 2, type: 3)
+            + Raw.detached(4, at: start + 1_000, node: 2)
+            + Raw.heartbeat(start + 2_000_000_000)
+            + Raw.retainers(node: 2, object: 0, verdict: 2, hops: hops)
+        let connection = try #require(RawSocket(path: fixture.socket))
+        defer { connection.close() }
+        connection.send(stream)
+        guard case .helloAccepted(let accepted)? = Raw.decode(connection.read(upTo: 24, within: 2)).first else {
+            Issue.record("no helloAccepted")
+            return
+        }
+        #expect(accepted.protocolVersion == 2)
+        var leaks: [LeakRecord] = []
+        let deadline = Date().addingTimeInterval(10)
+        while leaks.first?.retainers.isEmpty ?? true, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            leaks = try fixture.leaks("4306")
+        }
+        let hopNames = leaks.first?.retainers.first?.hops.map { "\($0.holder) \($0.reference)" }
+        #expect(hopNames == ["AppFlowImp .session", "Session .listeners[0]", "closure context capture"])
+        #expect(leaks.first?.retainers.first?.hops.first?.holderKind == .attachedNodeObject)
+
+        let (_, tree) = try fixture.run(["tree", "4306"])
+        #expect(tree.contains("◀ held by Session.listeners[0]"), "\(tree)")
+        let (_, json) = try fixture.run(["tree", "4306", "--json"])
+        let view = try JSONDecoder().decode(TreeView.self, from: Data(json.utf8))
+        #expect(view.nodes.first { $0.id == 2 }?.retainers?.first?.suspectIndex == 1)
+        #expect(view.nodes.first { $0.id == 1 }?.retainers == nil)
+        let (_, report) = try fixture.run(["leaks", "4306"])
+        #expect(report.contains("    held by  AppFlowImp (attached node)\n"), "\(report)")
+        #expect(report.contains("─ .listeners[0] ─▶ closure context   ◀ suspect: the reference to cut"))
     }
 
     @Test func aHostThatGaveUpBeforeTheAnswerIsNeverListed() throws {

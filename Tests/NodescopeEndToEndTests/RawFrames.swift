@@ -42,6 +42,16 @@ enum RawFrames {
     }
 
     static func heartbeat(_ time: UInt64) -> [UInt8] { frame(0x1A, u64(time)) }
+
+    /// `retainers` (version 2): a path of hops for object `object` of `node`, flags 0, no note.
+    static func retainers(
+        node: UInt64, object: UInt16, verdict: UInt8,
+        hops: [(kind: UInt8, node: UInt64, holder: String, reference: String, suspect: Bool)]
+    ) -> [UInt8] {
+        var payload = u64(node) + u16(object) + [verdict, 0] + u32(0) + str("") + u16(UInt16(hops.count))
+        for hop in hops { payload += [hop.kind] + u64(hop.node) + str(hop.holder) + str(hop.reference) + [hop.suspect ? 1 : 0] }
+        return frame(0x1B, payload)
+    }
     static func goodbye(_ reason: UInt8) -> [UInt8] { frame(0x19, [reason]) }
 
     static func request(_ id: UInt32, command: UInt8, argument: String = "", depth: UInt32 = 0, rootPath: String = "") -> [UInt8] {

@@ -7,18 +7,24 @@ struct ProtocolDocTests {
     static let documentURL = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/PROTOCOL.md")
-    static let beginMarker = "<!-- BEGIN GENERATED HEX DUMP (ProtocolDocTests) -->\n```text\n"
-    static let endMarker = "\n```\n<!-- END GENERATED HEX DUMP -->"
+    /// The markers around a generated dump; `name` tells the dumps of one document apart.
+    static func markers(_ name: String) -> (begin: String, end: String) {
+        ("<!-- BEGIN GENERATED HEX DUMP\(name) (ProtocolDocTests) -->\n```text\n", "\n```\n<!-- END GENERATED HEX DUMP\(name) -->")
+    }
 
-    /// The short session shown in the document.
+    /// The short session of version 1 shown in the document.
     static let session: [(AnnotatedDump.Direction, WireMessage)] = [
         (
             .hostToCollector,
-            .hello(Hello(role: .host, pid: 4242, monotonicNanos: 5_000_000_000, wallNanos: 1_700_000_000_000_000_000, processName: "demo"))
+            .hello(
+                Hello(
+                    protocolVersion: 1, role: .host, pid: 4242, monotonicNanos: 5_000_000_000,
+                    wallNanos: 1_700_000_000_000_000_000, processName: "demo"))
         ),
         (
             .collectorToHost,
-            .helloAccepted(HelloAccepted(graceNanos: 1_000_000_000, holdExit: true, collectorMonotonicNanos: 5_000_200_000))
+            .helloAccepted(
+                HelloAccepted(protocolVersion: 1, graceNanos: 1_000_000_000, holdExit: true, collectorMonotonicNanos: 5_000_200_000))
         ),
         (.hostToCollector, .defineString(DefineStringFrame(stringID: 1, value: "AppFlow"))),
         (.hostToCollector, .defineString(DefineStringFrame(stringID: 2, value: "flow"))),
@@ -41,12 +47,61 @@ struct ProtocolDocTests {
         (.hostToCollector, .goodbye(.normalExit)),
     ]
 
-    @Test("the annotated hex dump in the document is what the encoder produces")
+    /// The session of version 2 shown in the document: a host whose node leaked says what
+    /// holds its context.
+    static let sessionV2: [(AnnotatedDump.Direction, WireMessage)] = [
+        (
+            .hostToCollector,
+            .hello(
+                Hello(
+                    protocolVersion: 2, role: .host, pid: 4242, monotonicNanos: 5_000_000_000,
+                    wallNanos: 1_700_000_000_000_000_000, processName: "demo"))
+        ),
+        (
+            .collectorToHost,
+            .helloAccepted(
+                HelloAccepted(protocolVersion: 2, graceNanos: 1_000_000_000, holdExit: false, collectorMonotonicNanos: 5_000_200_000))
+        ),
+        (.hostToCollector, .defineString(DefineStringFrame(stringID: 1, value: "ProfileFlow"))),
+        (.hostToCollector, .defineString(DefineStringFrame(stringID: 2, value: "Context"))),
+        (.hostToCollector, .snapshotBegin(SnapshotBeginFrame(sequence: 0, nodeCount: 1))),
+        (
+            .hostToCollector,
+            .nodeAttached(
+                NodeAttachedFrame(sequence: 0, timeNanos: 4_000_000_000, nodeID: 7, parentID: 0, kindStringID: 1, nameStringID: 0))
+        ),
+        (
+            .hostToCollector,
+            .objectAdded(
+                ObjectAddedFrame(sequence: 0, timeNanos: 4_000_000_000, nodeID: 7, objectIndex: 0, roleStringID: 0, typeNameStringID: 2))
+        ),
+        (.hostToCollector, .snapshotEnd(sequence: 0)),
+        (.hostToCollector, .nodeDetached(NodeDetachedFrame(sequence: 1, timeNanos: 6_000_000_000, nodeID: 7))),
+        (.hostToCollector, .heartbeat(monotonicNanos: 7_050_000_000)),
+        (
+            .hostToCollector,
+            .retainers(
+                RetainersFrame(
+                    nodeID: 7, objectIndex: 0, verdict: .holder, elapsedMicros: 900,
+                    hops: [
+                        RetainerHop(holderKind: .global, holder: "main.session", reference: ""),
+                        RetainerHop(holderKind: .object, holder: "Session", reference: ".listeners[0]", isSuspect: true),
+                        RetainerHop(holderKind: .closureContext, holder: "closure context", reference: "capture"),
+                    ]))
+        ),
+    ]
+
+    @Test("the annotated hex dumps in the document are what the encoder produces")
     func hexDump() throws {
-        let generated = try #require(AnnotatedDump.render(Self.session), "a frame's bytes do not match its documented layout")
+        try check(Self.session, markers: Self.markers(""))
+        try check(Self.sessionV2, markers: Self.markers(", version 2"))
+    }
+
+    private func check(_ session: [(AnnotatedDump.Direction, WireMessage)], markers: (begin: String, end: String)) throws {
+        let generated = try #require(AnnotatedDump.render(session), "a frame's bytes do not match its documented layout")
         var document = try String(contentsOf: Self.documentURL, encoding: .utf8)
-        let begin = try #require(document.range(of: Self.beginMarker), "PROTOCOL.md lacks the hex dump markers")
-        let end = try #require(document.range(of: Self.endMarker, range: begin.upperBound..<document.endIndex))
+        let begin = try #require(document.range(of: markers.begin), "PROTOCOL.md lacks the hex dump markers \(markers.begin)")
+        let end = try #require(document.range(of: markers.end, range: begin.upperBound..<document.endIndex))
         if ProcessInfo.processInfo.environment["NODESCOPE_UPDATE_SNAPSHOTS"] == "1" {
             document.replaceSubrange(begin.upperBound..<end.lowerBound, with: generated)
             try document.write(to: Self.documentURL, atomically: true, encoding: .utf8)

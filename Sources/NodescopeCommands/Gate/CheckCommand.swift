@@ -17,11 +17,15 @@ struct CheckCommand: AsyncParsableCommand {
             node tree (for `swift test`: the test runners). When the command has ended and its \
             processes have said goodbye, every node detached during the run is judged: a node with \
             objects still alive a grace (--grace) after its detach is a leak. Hosts hold a normal \
-            exit until their last detaches are judged, so a leak made just before exit is caught.
+            exit until their last detaches are judged, so a leak made just before exit is caught. \
+            Hosts explain each leak (what holds the node: a retain cycle, or a path of references \
+            from a root); a node that only a global or static variable holds is reported apart \
+            and does not fail the run unless --count-globals is given.
 
             Exit status:
               0  the command succeeded and there is no new leak
-              1  new leaks (not in the baseline); with --strict, unverified too
+              1  new leaks (not in the baseline); with --strict, unverified too;
+                 with --count-globals, nodes that only a global holds too
               N  the command's status when it failed; 128+S if signal S killed it
               2  usage or internal error: bad option, bad baseline, unwritable
                  report, the collector or the command cannot start
@@ -70,6 +74,13 @@ struct CheckCommand: AsyncParsableCommand {
 
     @Flag(help: "Fail on unverified nodes too: alive when their process ended abnormally (crash, kill), within the grace.")
     var strict = false
+
+    @Flag(
+        name: .customLong("count-globals"),
+        help: ArgumentHelp(
+            "Count as leaks the detached nodes that only a global or static variable holds (by default they are reported apart and do not fail)."
+        ))
+    var countGlobals = false
 
     @Flag(help: "Print no summary: only errors, and the signal that killed the command.")
     var quiet = false
@@ -141,7 +152,7 @@ struct CheckCommand: AsyncParsableCommand {
         let outcome = CheckOutcome(
             command: command, termination: termination, leaks: findings.leaks, processes: findings.processes,
             collectorFailure: findings.collectorFailure, baseline: known, baselineFile: baseline,
-            baselineOutput: writeBaseline, strict: strict, graceNanos: graceNanos)
+            baselineOutput: writeBaseline, strict: strict, countGlobals: countGlobals, graceNanos: graceNanos)
         var problems: [String] = []
         func attempt(_ body: () throws -> Void) {
             do { try body() } catch { problems.append(CLIError(error)?.message ?? "\(error)") }

@@ -23,6 +23,18 @@ enum TreeText {
         return counts.map { $0.1 > 1 ? "\($0.0)×\($0.1)" : $0.0 }.map(VisibleText.escaped).joined(separator: ", ")
     }
 
+    /// What holds a detached node, in a few words per analysed object (`held by
+    /// Session.listeners[3]`, with the object's role before it when several are analysed); nil
+    /// when its host sent no retainer path.
+    static func heldBy(_ node: NodeInfo) -> String? {
+        guard let paths = node.retainers, !paths.isEmpty else { return nil }
+        return paths.map { path in
+            let summary = RetainerText.summary(path)
+            guard paths.count > 1, let object = node.objects.first(where: { $0.index == path.objectIndex }) else { return summary }
+            return "\(VisibleText.escaped(object.role.isEmpty ? "object" : object.role)): \(summary)"
+        }.joined(separator: "; ")
+    }
+
     /// The whole view, one node a line, with a header naming the process.
     static func render(_ view: TreeView) -> String {
         let leaks = view.nodes.filter { $0.status == .leaked || $0.status == .unverified }.count
@@ -45,6 +57,7 @@ enum TreeText {
                 "\(indent)\(branch)\(Terminal.paint(VisibleText.escaped(node.displayName), .bold)) \(Terminal.paint(VisibleText.escaped(node.kind), .gray))  \(status)"
             let alive = objects(node)
             if !alive.isEmpty { line += "  [\(alive)]" }
+            if let held = heldBy(node) { line += Terminal.paint("  ◀ \(held)", .yellow) }
             if let cut = view.truncatedChildren[node.id], cut > 0 { line += Terminal.paint("  … \(cut) more below", .gray) }
             lines.append(line)
         }
@@ -96,6 +109,15 @@ struct TreeMirror {
             let path = VisibleText.escaped(record.path.joined(separator: " › "))
             let title = Terminal.paint("✖ " + Vocabulary.title(record.verdict), Vocabulary.color(record.verdict))
             return "\(stamp)  \(title)  \(path)  alive: \(alive.isEmpty ? "-" : alive)"
+        case .retainersFound(let id, let found, _):
+            var paths = nodes[id]?.retainers ?? []
+            paths.removeAll { $0.objectIndex == found.objectIndex }
+            paths.append(found)
+            nodes[id]?.retainers = paths.sorted { $0.objectIndex < $1.objectIndex }
+            let object = nodes[id]?.objects.first { $0.index == found.objectIndex }
+            let name = object.map { "\($0.role.isEmpty ? "object" : $0.role) \($0.typeName)" } ?? "object \(found.objectIndex)"
+            let line = RetainerText.line(found, objectType: object?.typeName ?? "?")
+            return "\(stamp)  \(Terminal.paint("↳ why alive", .yellow))  \(path(id))  \(VisibleText.escaped(name)): \(line)"
         case .sessionEnded(let normally):
             return "\(stamp)  " + (normally ? "the process exited" : Terminal.paint("the process ended abnormally", .yellow))
         }

@@ -1,10 +1,10 @@
 import NodescopeCollector
 
-/// `check --json`: the whole outcome for tools, schema version 1 (docs/CHECK.md,
+/// `check --json`: the whole outcome for tools, schema version 2 (docs/CHECK.md,
 /// docs/check-report.schema.json). Keys come in the documented order; absent values are null.
 public enum ReportJSON {
     /// The schema version written in `schemaVersion`.
-    static let schemaVersion: Int64 = 1
+    static let schemaVersion: Int64 = 2
 
     public static func render(_ outcome: CheckOutcome) -> String {
         value(outcome).rendered()
@@ -15,10 +15,18 @@ public enum ReportJSON {
         let status: Int32? = if case .exited(let number) = outcome.termination { number } else { nil }
         let summary: [(String, ReportJSONValue)] = [
             ("processes", .int(Int64(outcome.processes.count))),
-            ("newLeaks", .int(Int64(outcome.groups.filter { $0.verdict == .leaked && !$0.isKnown }.count))),
+            (
+                "newLeaks",
+                .int(
+                    Int64(
+                        outcome.groups.filter {
+                            $0.verdict == .leaked && !$0.isKnown && !$0.isUncountedGlobal(countGlobals: outcome.countGlobals)
+                        }.count))
+            ),
             ("knownLeaks", .int(Int64(outcome.groups.filter(\.isKnown).count))),
             ("unverified", .int(Int64(outcome.groups.filter { $0.verdict == .unverified && !$0.isKnown }.count))),
             ("lateReleases", .int(Int64(outcome.groups.filter { $0.verdict == .lateRelease && !$0.isKnown }.count))),
+            ("retainedByGlobals", .int(Int64(outcome.report.uncountedGlobalGroups.count))),
             ("failing", .int(Int64(outcome.failingGroups.count))),
             ("staleBaselineEntries", .int(Int64(outcome.staleEntries.count))),
         ]
@@ -36,9 +44,10 @@ public enum ReportJSON {
             ),
             ("graceNanos", .uint(outcome.graceNanos)),
             ("strict", .bool(outcome.strict)),
+            ("countGlobals", .bool(outcome.countGlobals)),
             ("baseline", .string(outcome.baselineFile)),
             ("processes", .array(outcome.processes.map(process))),
-            ("leaks", .array(outcome.groups.map { leak($0, strict: outcome.strict) })),
+            ("leaks", .array(outcome.groups.map { leak($0, strict: outcome.strict, countGlobals: outcome.countGlobals) })),
             ("staleBaselineEntries", .array(outcome.staleEntries.map(entry))),
             ("summary", .object(summary)),
             ("result", .string(outcome.failure == nil ? "pass" : "fail")),
@@ -60,12 +69,12 @@ public enum ReportJSON {
         ])
     }
 
-    private static func leak(_ group: LeakGroup, strict: Bool) -> ReportJSONValue {
+    private static func leak(_ group: LeakGroup, strict: Bool, countGlobals: Bool) -> ReportJSONValue {
         let first = group.first
         return .object([
             ("verdict", .string(group.verdict.rawValue)),
             ("known", .bool(group.isKnown)),
-            ("fails", .bool(group.fails(strict: strict))),
+            ("fails", .bool(group.fails(strict: strict, countGlobals: countGlobals))),
             ("baselineReason", .string(group.baselineEntry?.reason)),
             ("baselineLine", group.baselineEntry.map { .int(Int64($0.line)) } ?? .null),
             ("fingerprint", .string(group.fingerprint)),
@@ -79,6 +88,14 @@ public enum ReportJSON {
                         .object([("role", .string(object.role)), ("typeName", .string(object.typeName))])
                     })
             ),
+            (
+                "retainers",
+                .array(
+                    first.aliveObjects.compactMap { object in
+                        first.retainers(ofObject: object.index).map { retainers($0, of: object) }
+                    })
+            ),
+            ("retainedByGlobal", .bool(group.isRetainedOnlyByGlobals)),
             ("processName", .string(first.processName)),
             ("pid", .uint(UInt64(first.pid))),
             ("detachedAtNanos", .uint(first.detachedAtNanos)),
@@ -102,6 +119,34 @@ public enum ReportJSON {
                         ])
                     })
             ),
+        ])
+    }
+
+    /// One alive object's retainer path: the host's data as it sent it, and the path in words.
+    private static func retainers(_ path: RetainerPath, of object: ObjectInfo) -> ReportJSONValue {
+        .object([
+            ("objectIndex", .int(Int64(object.index))),
+            ("role", .string(object.role)),
+            ("typeName", .string(object.typeName)),
+            ("verdict", .string(path.verdict.rawValue)),
+            ("cutShort", .bool(path.cutShort)),
+            ("note", .string(path.note)),
+            ("elapsedMicros", .int(Int64(path.elapsedMicros))),
+            ("suspectHop", path.suspectIndex.map { .int(Int64($0)) } ?? .null),
+            (
+                "hops",
+                .array(
+                    path.hops.map { hop in
+                        .object([
+                            ("holderKind", .string(hop.holderKind.rawValue)),
+                            ("holderNodeID", .uint(hop.holderNodeID)),
+                            ("holder", .string(hop.holder)),
+                            ("reference", .string(hop.reference)),
+                            ("isSuspect", .bool(hop.isSuspect)),
+                        ])
+                    })
+            ),
+            ("text", .string(RetainerText.line(path, objectType: object.typeName))),
         ])
     }
 

@@ -12,16 +12,26 @@ public enum ReportJUnit {
         var failures = 0
         var skipped = 0
         for group in report.groups {
-            let name =
-                group.pathText + (group.verdict == .leaked ? "" : " (\(group.verdict == .unverified ? "unverified" : "late release"))")
+            let uncountedGlobal = group.isUncountedGlobal(countGlobals: report.countGlobals)
+            let suffix =
+                switch group.verdict {
+                case .leaked: uncountedGlobal ? " (retained by global)" : ""
+                case .unverified: " (unverified)"
+                case .lateRelease: " (late release)"
+                }
+            let name = group.pathText + suffix
             var body = ""
             let details = details(of: group)
-            if group.fails(strict: report.strict) {
+            if group.fails(strict: report.strict, countGlobals: report.countGlobals) {
                 failures += 1
+                let held = group.retainerSummary.isEmpty ? "" : "; \(group.retainerSummary)"
                 let message =
-                    "\(group.verdict == .leaked ? "leaked" : "unverified"): alive \(group.aliveText); fingerprint \(group.fingerprint)"
+                    "\(group.verdict == .leaked ? "leaked" : "unverified"): alive \(group.aliveText)\(held); fingerprint \(group.fingerprint)"
                 body =
-                    "      <failure type=\"\(group.ruleID)\" message=\"\(escape(message))\">\(escape(details, attribute: false))</failure>\n"
+                    "      <failure type=\"\(group.ruleID(countGlobals: report.countGlobals))\" message=\"\(escape(message))\">\(escape(details, attribute: false))</failure>\n"
+            } else if uncountedGlobal {
+                body =
+                    "      <system-out>\(escape("\(group.retainerSummary): \(Vocabulary.globalNotCounted)\n" + details, attribute: false))</system-out>\n"
             } else if group.isKnown {
                 body =
                     "      <system-out>\(escape("known leak, accepted by the baseline: \(group.baselineEntry?.reason ?? "")\n" + details, attribute: false))</system-out>\n"
@@ -71,6 +81,9 @@ public enum ReportJUnit {
             "node:        \(group.path.joined(separator: " › ")) (\(group.first.kind))",
             "process:     \(group.processesText)",
             "alive:       \(group.aliveText)",
+        ]
+        lines += group.retainerLines
+        lines += [
             "flagged:     \(Vocabulary.duration(group.delayNanos)) after detach",
             "fingerprint: \(group.fingerprint) (\(Vocabulary.count(group.records.count, "occurrence", "occurrences")))",
         ]

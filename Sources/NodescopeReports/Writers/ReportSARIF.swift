@@ -1,3 +1,5 @@
+import NodescopeCollector
+
 /// `check --sarif` and `leaks --format sarif`: SARIF 2.1.0 for code-scanning tools. The driver "nodescope" has three rules
 /// (node-leak, node-leak-unverified, node-late-release); each leak group is one result, at
 /// level error (new leak), warning (late release, or unverified; error with --strict) or note
@@ -23,6 +25,13 @@ public enum ReportSARIF {
             "A detached node was released, but only after the grace.",
             "Every object of the node was released in the end, later than the grace after its detach. It is a warning: "
                 + "something holds the node longer than expected (a timer, a pending request)."
+        ),
+        (
+            "node-retained-by-global", "NodeRetainedByGlobal", "note",
+            "A detached node is still alive after the grace, held only by a global variable.",
+            "Every alive object of the node is held directly by a global or static variable (such as a top-level `let app` "
+                + "in main.swift that keeps the app until the process exits). It is not counted as a leak unless "
+                + "nodescope check is given --count-globals; then it is a node-leak."
         ),
     ]
 
@@ -76,13 +85,14 @@ public enum ReportSARIF {
         var properties: [(String, ReportJSONValue)] = [
             ("graceNanos", .uint(report.graceNanos)),
             ("strict", .bool(report.strict)),
+            ("countGlobals", .bool(report.countGlobals)),
         ]
         if let outcome = subject.outcome { properties.append(("exitCode", .int(Int64(outcome.exitCode)))) }
         properties.append(("staleBaselineEntries", .array(report.staleEntries.map { .string($0.label) })))
         let run: ReportJSONValue = .object([
             ("tool", .object([("driver", driver)])),
             ("invocations", .array([.object(invocation)])),
-            ("results", .array(report.groups.map { result($0, strict: report.strict) })),
+            ("results", .array(report.groups.map { result($0, strict: report.strict, countGlobals: report.countGlobals) })),
             ("properties", .object(properties)),
         ])
         return ReportJSONValue.object([
@@ -92,9 +102,10 @@ public enum ReportSARIF {
         ]).rendered()
     }
 
-    private static func result(_ group: LeakGroup, strict: Bool) -> ReportJSONValue {
+    private static func result(_ group: LeakGroup, strict: Bool, countGlobals: Bool) -> ReportJSONValue {
         let level: String
-        if group.isKnown {
+        let uncountedGlobal = group.isUncountedGlobal(countGlobals: countGlobals)
+        if group.isKnown || uncountedGlobal {
             level = "note"
         } else {
             switch group.verdict {
@@ -108,10 +119,16 @@ public enum ReportSARIF {
             "\(group.first.kind) \(group.pathText) \(what), in \(group.processesText). "
             + "Alive: \(group.aliveText). Fingerprint \(group.fingerprint)"
             + (group.records.count > 1 ? ", \(group.records.count) occurrences." : ".")
+        let explained = explainedObjects(of: group)
+        for (object, path) in explained {
+            text += " Why \(RetainerText.objectName(object)) is alive: \(RetainerText.line(path, objectType: object.typeName))."
+        }
+        if uncountedGlobal { text += " It is \(Vocabulary.globalNotCounted)." }
         if let entry = group.baselineEntry { text += " Known (baseline): \(entry.reason)" }
-        let index = rules.firstIndex { $0.id == group.ruleID } ?? 0
+        let ruleID = group.ruleID(countGlobals: countGlobals)
+        let index = rules.firstIndex { $0.id == ruleID } ?? 0
         var members: [(String, ReportJSONValue)] = [
-            ("ruleId", .string(group.ruleID)),
+            ("ruleId", .string(ruleID)),
             ("ruleIndex", .int(Int64(index))),
             ("level", .string(level)),
             ("message", .object([("text", .string(text))])),
@@ -133,8 +150,10 @@ public enum ReportSARIF {
                 ])
             ),
             ("partialFingerprints", .object([("nodescopeFingerprint/v1", .string(group.fingerprint))])),
-            ("baselineState", .string(group.isKnown ? "unchanged" : "new")),
         ]
+        let related = relatedLocations(explained)
+        if !related.isEmpty { members.append(("relatedLocations", .array(related))) }
+        members.append(("baselineState", .string(group.isKnown ? "unchanged" : "new")))
         if let entry = group.baselineEntry {
             members.append(
                 (
@@ -156,8 +175,64 @@ public enum ReportSARIF {
                     ("processes", .array(group.records.map { .string("\($0.processName) [pid \($0.pid)]") })),
                     ("aliveObjects", .array(group.first.aliveObjects.map { .string("\($0.role) \($0.typeName)") })),
                     ("delayNanos", .uint(group.delayNanos)),
+                    ("retainedByGlobal", .bool(group.isRetainedOnlyByGlobals)),
+                    (
+                        "retainers",
+                        .array(
+                            explained.map { object, path in
+                                .string("\(RetainerText.objectName(object)): \(RetainerText.line(path, objectType: object.typeName))")
+                            })
+                    ),
                 ])
             ))
         return .object(members)
+    }
+
+    /// The alive objects of the group's first record that have a retainer path, with it.
+    private static func explainedObjects(of group: LeakGroup) -> [(ObjectInfo, RetainerPath)] {
+        group.first.aliveObjects.compactMap { object in group.first.retainers(ofObject: object.index).map { (object, $0) } }
+    }
+
+    /// One related location per hop of each path: the holder as a logical location (a member,
+    /// an element, a global variable, or an object), the hop in words as its message.
+    private static func relatedLocations(_ explained: [(ObjectInfo, RetainerPath)]) -> [ReportJSONValue] {
+        var locations: [ReportJSONValue] = []
+        for (object, path) in explained {
+            for (position, hop) in path.hops.enumerated() {
+                let next =
+                    position + 1 < path.hops.count
+                    ? VisibleText.escaped(path.hops[position + 1].holder) : VisibleText.escaped(object.typeName)
+                var message =
+                    "\(RetainerText.objectName(object)), \(path.verdict == .cycle ? "retain cycle" : "retainer path") hop \(position + 1) "
+                    + "of \(path.hops.count): \(RetainerText.reference(hop)) \(Vocabulary.referenceArrow) \(next)"
+                if hop.isSuspect { message += " (\(Vocabulary.suspect))" }
+                let name: String
+                let qualified: String
+                let kind: String
+                if hop.holderKind == .global {
+                    (name, qualified, kind) = (hop.holder, hop.holder, "variable")
+                } else if hop.reference.hasPrefix(".") {
+                    (name, qualified, kind) = (String(hop.reference.dropFirst()), hop.holder + hop.reference, "member")
+                } else if hop.reference.hasPrefix("[") {
+                    (name, qualified, kind) = (hop.reference, hop.holder + hop.reference, "element")
+                } else {
+                    (name, qualified, kind) = (
+                        hop.holder, hop.reference.isEmpty ? hop.holder : "\(hop.holder) (\(hop.reference))", "object"
+                    )
+                }
+                locations.append(
+                    .object([
+                        ("id", .int(Int64(locations.count + 1))),
+                        ("message", .object([("text", .string(message))])),
+                        (
+                            "logicalLocations",
+                            .array([
+                                .object([("name", .string(name)), ("fullyQualifiedName", .string(qualified)), ("kind", .string(kind))])
+                            ])
+                        ),
+                    ]))
+            }
+        }
+        return locations
     }
 }

@@ -14,14 +14,19 @@ public enum ReportText {
                     + "Nodes runtime (or NodesDebug), and does it pass NODESCOPE_SOCKET on to its children?")
         }
         for group in report.groups {
+            let uncountedGlobal = group.isUncountedGlobal(countGlobals: report.countGlobals)
             let color: Vocabulary.Color =
-                group.isKnown ? .yellow : (group.verdict == .unverified && report.strict ? .red : Vocabulary.color(group.verdict))
-            let title = paint((group.isKnown ? "KNOWN " : "") + Vocabulary.title(group.verdict), color)
+                group.isKnown || uncountedGlobal
+                ? .yellow : (group.verdict == .unverified && report.strict ? .red : Vocabulary.color(group.verdict))
+            let title = paint(
+                uncountedGlobal ? "RETAINED BY GLOBAL" : (group.isKnown ? "KNOWN " : "") + Vocabulary.title(group.verdict), color)
             var lines = [
                 "\(title)  \(VisibleText.escaped(group.path.joined(separator: " › ")))  (\(VisibleText.escaped(group.first.kind)))"
             ]
             lines.append("  process:     \(VisibleText.escaped(group.processesText))")
             lines.append("  alive:       \(VisibleText.escaped(group.aliveText))")
+            lines += group.retainerLines
+            if uncountedGlobal { lines.append("  not a leak:  " + Vocabulary.globalNotCounted) }
             switch group.verdict {
             case .leaked:
                 lines.append("  flagged:     \(Vocabulary.duration(group.delayNanos)) after detach")
