@@ -12,6 +12,8 @@ let package = Package(
     targets: [
         .target(name: "LeakyApp", dependencies: [.product(name: "Nodes", package: "Nodescope")]),
         .testTarget(name: "LeakyAppTests", dependencies: ["LeakyApp"]),
+        // Six ways to leak a node, each with a different holder, for the retainer analysis.
+        .executableTarget(name: "leak-ways", dependencies: [.product(name: "Nodes", package: "Nodescope")], path: "Sources/LeakWays"),
     ],
     swiftLanguageModes: [.v6]
 )
