@@ -111,10 +111,10 @@ struct RetainerAnalysisTests {
     }
 
     @Test func anObjectNothingElseHoldsIsUnknown() throws {
-        let object = UnheldObject()
+        let object = UnheldBuffer.make()
         let frames = analysis().explain([RetainerAnalysis.Target(object, nodeID: 7, objectIndex: 0)], attached: [], detached: [])
         let frame = try #require(frames.first)
-        #expect(frame.verdict == .unknown, "\(lines(frame))")
+        #expect(frame.verdict == .unknown, "\(lines(frame)) \(frame.note)")
         #expect(frame.hops.isEmpty && !frame.cutShort)
         withExtendedLifetime(object) {}
     }

@@ -56,14 +56,15 @@ final class StackPayload {
     var value = 6
 }
 
-/// An object nothing keeps but the test's own (excluded) stack. Of an unusual size (61 words),
-/// so that its block is not one that earlier objects used: a dead copy of an earlier object's
-/// address (in a frame that has not overwritten it yet) would otherwise read as a holder.
-final class UnheldObject {
-    var words = (
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0, 0)
-    )
+/// An object nothing keeps but the test's own (excluded) stack. Large (256 KiB, so malloc maps
+/// it on its own), so that its address is not one that earlier objects had: a dead copy of an
+/// earlier object's address (in a frame that has not overwritten it yet) would read as a holder.
+final class UnheldBuffer: ManagedBuffer<Int, UInt8> {
+    /// A new buffer.
+    static func make() -> UnheldBuffer {
+        // `create` returns the dynamic type it is called on.
+        UnheldBuffer.create(minimumCapacity: 256 * 1_024) { _ in 0 } as! UnheldBuffer
+    }
 }
 
 /// A thread that makes a ``StackPayload``, keeps it in a local and waits until it is let go.

@@ -173,8 +173,12 @@ final class TypeCatalog {
         else { return false }
         let resilientSuperclass = descriptorFlags & (1 << (16 + 13)) != 0
         if resilientSuperclass {
-            // Sizes stored elsewhere: trusted only for metadata that is in an image.
-            guard map.isInImage(metadata) else { return false }
+            // Built at run time from a superclass in another module: the descriptor's cache
+            // (after the superclass's reference, the first of the singleton initialization's
+            // three references) must point back at it. Generic ones are not read.
+            guard descriptorFlags & 0x80 == 0, (descriptorFlags >> 16) & 3 == 1, let offset = u32(descriptor + 48),
+                word(descriptor + 48 &+ UInt(bitPattern: Int(Int32(bitPattern: offset)))) == metadata
+            else { return false }
         } else {
             guard (UInt(negative) + UInt(positive)) * 8 == classSize, UInt(negative) * 8 == classAddressPoint else { return false }
         }
