@@ -111,7 +111,7 @@ struct PathNamer {
 
     /// `.name` of the field that covers `offset` (and of a field of a struct inside it).
     private func fieldName(_ fields: [TypeCatalog.Field], at offset: Int, depth: Int) -> String? {
-        guard let field = fields.last(where: { $0.offset <= offset && offset < $0.offset + max($0.size, 8) }) else {
+        guard let field = fields.last(where: { $0.offset <= offset && offset < $0.offset &+ max($0.size, 8) }) else {
             return nil
         }
         var name = field.name

@@ -282,6 +282,8 @@ final class TypeCatalog {
         if let fields {
             var ranges: [Range<Int>] = []
             for field in fields where field.isStrong && Self.mayHoldReferences(field.type) {
+                // Offsets come from the metadata: a field that does not fit is not read.
+                guard field.offset >= 0, field.offset < instanceSize, field.size > 0, field.size <= instanceSize else { continue }
                 let range = max(16, field.offset)..<min(instanceSize, field.offset + field.size)
                 guard !range.isEmpty else { continue }
                 if let last = ranges.last, last.upperBound >= range.lowerBound {
@@ -304,7 +306,8 @@ final class TypeCatalog {
         classes.append(
             ClassInfo(
                 name: _typeName(type, qualified: false), instanceSize: instanceSize, scanned: scanned,
-                fields: (fields ?? []).map { Field(name: $0.name, offset: $0.offset, size: $0.size, type: $0.type) },
+                fields: (fields ?? []).filter { $0.offset >= 0 && $0.offset < instanceSize && $0.size >= 0 && $0.size <= 1 << 24 }
+                    .map { Field(name: $0.name, offset: $0.offset, size: $0.size, type: $0.type) },
                 scansTail: scansTail))
         return classes.count - 1
     }
@@ -313,7 +316,7 @@ final class TypeCatalog {
     private func genericArguments(of metadata: UInt) -> [Any.Type] {
         guard let descriptor = word(metadata + 40), let flags = u32(descriptor), flags & 0x80 != 0,
             flags & (1 << (16 + 13)) == 0, let positive = u32(descriptor + 28), let immediate = u32(descriptor + 32),
-            let header = u32(descriptor + 52)
+            immediate <= positive, let header = u32(descriptor + 52)
         else { return [] }
         let arguments = metadata + UInt(positive - immediate) * 8
         return (0..<Int(min(header & 0xFFFF, 16))).compactMap { index in
