@@ -32,7 +32,10 @@ let package = Package(
         // Message types, framing, encoder and decoder over bytes. Depends on nothing.
         .target(name: "NodescopeWire"),
         // DebugInformation events, stable node ids, the generic tracking API, release watching.
-        .target(name: "NodesDebug", dependencies: ["NodescopeWire"]),
+        .target(name: "NodesDebug", dependencies: ["NodescopeWire", "CNodesMemory"]),
+        // Safe reads of the host's own memory and the names of its symbols, for the retainer
+        // analysis; only NodesDebug's ProcessMemory calls it.
+        .target(name: "CNodesMemory", cSettings: [.define("_GNU_SOURCE")]),
         // The Nodes architecture runtime on Linux (headless views, no UIKit, no Combine).
         .target(name: "Nodes", dependencies: ["NodesDebug"]),
         // Test doubles and release expectations for apps built on the runtime.

@@ -14,6 +14,9 @@ struct NodeRegistry {
         var isAlive: Bool
         /// Set for objects that cannot report their own release; polled after detach.
         var weak: WeakReference?
+        /// Where the object is, for the retainer analysis (never a reference: see
+        /// ``ObfuscatedAddress``).
+        var address: ObfuscatedAddress
     }
 
     struct Record {
@@ -27,7 +30,7 @@ struct NodeRegistry {
         var objects: [Object] = []
         var aliveCount = 0
         var children: [NodeID] = []
-        var principalKey: ObjectIdentifier?
+        var principalKey: ObfuscatedAddress?
     }
 
     /// A weak-watched object of a detached node, polled until it is gone.
@@ -44,7 +47,14 @@ struct NodeRegistry {
     private var slots = NodeSlotTable()
     private(set) var pending: [PendingRelease] = []
     /// Principal objects (the one passed to `attach`) by identity, for parent look-ups by object.
-    private var principals: [ObjectIdentifier: (object: WeakReference, node: NodeID)] = [:]
+    private var principals: [ObfuscatedAddress: (object: WeakReference, node: NodeID)] = [:]
+    /// Detached nodes that had an object alive at their detach and whose holders have not been
+    /// explained, in detach order (detach times never decrease); entries before `unexplainedHead`
+    /// are done. Entries whose node was released since are dropped as they are met.
+    private var unexplained: [(node: NodeID, detachedAt: UInt64)] = []
+    private var unexplainedHead = 0
+    /// The length at which released entries are swept out of `unexplained`.
+    private var unexplainedSweepAt = 64
 
     var count: Int { records.count }
 
@@ -55,7 +65,7 @@ struct NodeRegistry {
     /// The node registered for the principal object with identity `key`, with a weak
     /// reference to that object: the caller checks that it is still the same object, because an
     /// identity is reused once its object is gone.
-    func principal(_ key: ObjectIdentifier) -> (object: WeakReference, node: NodeID)? {
+    func principal(_ key: ObfuscatedAddress) -> (object: WeakReference, node: NodeID)? {
         principals[key]
     }
 
@@ -64,8 +74,8 @@ struct NodeRegistry {
     ) -> DebugInformation.Change {
         var record = Record(id: node, parent: parent, kind: kind, name: name, attachedAt: time)
         if let principal {
-            principals[principal.key] = (principal, node)
-            record.principalKey = principal.key
+            principals[principal.address] = (principal, node)
+            record.principalKey = principal.address
         }
         slots.set(node.rawValue, to: records.count)
         records.append(record)
@@ -76,12 +86,14 @@ struct NodeRegistry {
     /// Adds an object; returns its index, or nil when the node is unknown or full.
     /// A node whose objects were all released after its detach (kept only to name a ghost's path)
     /// takes no new object: it has been judged released.
-    mutating func addObject(to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?) -> UInt16? {
+    mutating func addObject(
+        to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?, address: ObfuscatedAddress
+    ) -> UInt16? {
         guard let slot = slots[node.rawValue], records[slot].objects.count < Int(UInt16.max),
             records[slot].detachedAt == nil || records[slot].aliveCount > 0
         else { return nil }
         let index = UInt16(records[slot].objects.count)
-        records[slot].objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak))
+        records[slot].objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak, address: address))
         records[slot].aliveCount += 1
         if let detachedAt = records[slot].detachedAt, weak != nil {
             pending.append(PendingRelease(node: node, index: index, aliveAt: detachedAt))
@@ -112,6 +124,10 @@ struct NodeRegistry {
             pending.append(PendingRelease(node: node, index: UInt16(index), aliveAt: time))
         }
         forgetIfReleased(node)
+        for id in order {
+            guard let slot = slots[id.rawValue], records[slot].aliveCount > 0 else { continue }
+            noteUnexplained(id, detachedAt: time)
+        }
         return order
     }
 
@@ -191,6 +207,59 @@ struct NodeRegistry {
         }
     }
 
+    // MARK: Retainer analysis
+
+    /// The detach time of the earliest detached node that still has an object alive and whose
+    /// holders have not been explained.
+    mutating func oldestUnexplained() -> UInt64? {
+        while unexplainedHead < unexplained.count {
+            let entry = unexplained[unexplainedHead]
+            if let slot = slots[entry.node.rawValue], records[slot].aliveCount > 0 { return entry.detachedAt }
+            unexplainedHead += 1
+        }
+        return nil
+    }
+
+    /// Takes the detached nodes with an object alive, detached at or before `detachedBy`, whose
+    /// holders have not been explained, oldest first, as long as their alive objects number at
+    /// most `maxObjects` (always at least one node): they count as explained from now on.
+    mutating func takeUnexplained(detachedBy: UInt64, maxObjects: Int) -> [NodeID] {
+        var taken: [NodeID] = []
+        var objects = 0
+        while unexplainedHead < unexplained.count {
+            let entry = unexplained[unexplainedHead]
+            guard let slot = slots[entry.node.rawValue], records[slot].aliveCount > 0 else {
+                unexplainedHead += 1
+                continue
+            }
+            guard entry.detachedAt <= detachedBy, taken.isEmpty || objects + records[slot].aliveCount <= maxObjects else {
+                break
+            }
+            objects += records[slot].aliveCount
+            taken.append(entry.node)
+            unexplainedHead += 1
+        }
+        if unexplainedHead == unexplained.count {
+            unexplained.removeAll(keepingCapacity: true)
+            unexplainedHead = 0
+        }
+        return taken
+    }
+
+    private mutating func noteUnexplained(_ node: NodeID, detachedAt: UInt64) {
+        if unexplained.count >= unexplainedSweepAt {
+            // Leaks that nobody explains (no collector of version 2) must not make the list grow
+            // with every detach behind them: keep only the nodes still alive.
+            let live = unexplained[unexplainedHead...].filter { entry in
+                slots[entry.node.rawValue].map { records[$0].aliveCount > 0 } ?? false
+            }
+            unexplained = live
+            unexplainedHead = 0
+            unexplainedSweepAt = max(64, live.count * 2)
+        }
+        unexplained.append((node, detachedAt))
+    }
+
     /// Forgets a detached, fully released node, unless detached nodes still hang below it: a
     /// released ancestor stays (so that a snapshot names a ghost's whole path) until its last
     /// descendant goes, and then goes with it.
@@ -221,14 +290,18 @@ struct NodeRegistry {
 /// weak load is atomic in the Swift runtime: that is what makes it safe to share.
 public struct WeakReference: @unchecked Sendable {
     private weak var referent: AnyObject?
-    /// The identity of the object when it was referenced.
-    public let key: ObjectIdentifier
+    /// Where the object was when it was referenced (kept obfuscated, so that this reference
+    /// never reads as a strong one to the retainer analysis).
+    let address: ObfuscatedAddress
 
     /// References `object` weakly.
     public init(_ object: AnyObject) {
         self.referent = object
-        self.key = ObjectIdentifier(object)
+        self.address = ObfuscatedAddress(object)
     }
+
+    /// The identity of the object when it was referenced.
+    public var key: ObjectIdentifier { unsafeBitCast(address.address, to: ObjectIdentifier.self) }
 
     /// Whether the object has been deallocated.
     public var isReleased: Bool { referent == nil }

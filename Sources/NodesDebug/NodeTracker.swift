@@ -159,6 +159,7 @@ public final class NodeTracker: Sendable {
         // An object already reporting for another live registration is watched weakly here.
         let owner = reporter?.trackingHandle
         let weak = reporter == nil || owner != nil ? WeakReference(object) : nil
+        let address = ObfuscatedAddress(object)
         let type = ObjectIdentifier(Swift.type(of: object))
         let index: UInt16? = state.withLock { state in
             let ownedElsewhere = owner.map { $0.tracker === self && state.registry.contains($0.node) } ?? false
@@ -166,7 +167,7 @@ public final class NodeTracker: Sendable {
             let typeName = Self.typeName(type, of: object, in: &state)
             guard
                 let index = state.registry.addObject(
-                    to: node, role: role, typeName: typeName, weak: usesHandle ? nil : weak)
+                    to: node, role: role, typeName: typeName, weak: usesHandle ? nil : weak, address: address)
             else { return nil }
             Self.emit(.objectAdded(index: index, role: role, typeName: typeName), for: node, in: &state)
             return usesHandle ? index : nil
@@ -213,7 +214,7 @@ public final class NodeTracker: Sendable {
     /// The live node whose principal object is `object`.
     public func node(for object: AnyObject) -> NodeID? {
         guard isRecording else { return nil }
-        let key = ObjectIdentifier(object)
+        let key = ObfuscatedAddress(object)
         guard let entry = state.withLock({ $0.registry.principal(key) }), entry.object.refers(to: object) else {
             return nil
         }
@@ -265,12 +266,17 @@ public final class NodeTracker: Sendable {
     /// The agent sends it as its heartbeat, the watermark by which the collector judges graces:
     /// the time is read under the lock, so every event stamped before it is already out, and
     /// the weak references are checked after it, so no earlier release stays unnoticed.
-    func pollReleasesWithHorizon() -> (pending: Int, horizon: UInt64) {
-        let (candidates, horizon) = state.withLock { ($0.registry.pendingReferences(), MonotonicClock.now()) }
-        guard !candidates.isEmpty else { return (0, horizon) }
+    ///
+    /// It also returns the detach time of the earliest detached node with an object alive whose
+    /// holders have not been explained (see ``retainerQuery(detachedBy:maxObjects:)``).
+    func pollReleasesWithHorizon() -> (pending: Int, horizon: UInt64, oldestUnexplained: UInt64?) {
+        let (candidates, horizon, oldest) = state.withLock { state in
+            (state.registry.pendingReferences(), MonotonicClock.now(), state.registry.oldestUnexplained())
+        }
+        guard !candidates.isEmpty else { return (0, horizon, oldest) }
         // Outside the lock: a weak load may end an object's life, and its deinit may report.
         let gone = candidates.filter { $0.reference?.isReleased ?? true }.map(\.entry)
-        let pending = state.withLock { state in
+        let (pending, oldestUnexplained) = state.withLock { state in
             // A release noticed by polling happened after the object was last seen alive, and
             // is stamped with that time: never later than the release, so a release made within
             // its grace never reads as late, however late the poll came.
@@ -279,9 +285,32 @@ public final class NodeTracker: Sendable {
                     .released(index: released.index, role: released.role, typeName: released.typeName),
                     for: released.node, at: released.time, in: &state)
             }
-            return state.registry.pending.count
+            return (state.registry.pending.count, state.registry.oldestUnexplained())
         }
-        return (pending, horizon)
+        return (pending, horizon, oldestUnexplained)
+    }
+
+    // MARK: Retainer analysis
+
+    /// The detach time of the earliest detached node with an object alive whose holders have
+    /// not been explained.
+    func oldestUnexplained() -> UInt64? {
+        state.withLock { $0.registry.oldestUnexplained() }
+    }
+
+    /// What a retainer analysis needs to explain the detached nodes detached at or before
+    /// `detachedBy` that still have objects alive (at most about `maxObjects` objects, oldest
+    /// nodes first): their alive objects (the targets), the objects of attached nodes (the
+    /// roots), and the alive objects of every detached node (the leaking set). The nodes taken
+    /// count as explained from now on, so that each is explained once.
+    ///
+    /// Every address in it is obfuscated: the lists are in memory when the analysis copies it.
+    func retainerQuery(detachedBy: UInt64, maxObjects: Int) -> RetainerQuery {
+        let (nodes, records) = state.withLock { state -> ([NodeID], [NodeRegistry.Record]) in
+            let nodes = state.registry.takeUnexplained(detachedBy: detachedBy, maxObjects: maxObjects)
+            return (nodes, nodes.isEmpty ? [] : state.registry.currentRecords)
+        }
+        return RetainerQuery(explaining: Set(nodes), in: records)
     }
 
     // MARK: Private

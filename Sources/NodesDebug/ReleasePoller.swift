@@ -28,6 +28,9 @@ final class ReleasePoller: Sendable {
                 var lastChange = MonotonicClock.now()
                 while !stopped.isSet {
                     guard let pending = tracker?.pollReleases() else { return }
+                    // The poll held each watched object for a moment: leave no copy of it on
+                    // this thread's stack for the retainer analysis to take for a holder.
+                    ProcessMemory.scrubStack()
                     let now = MonotonicClock.now()
                     if pending != lastPending { lastChange = now }
                     lastPending = pending

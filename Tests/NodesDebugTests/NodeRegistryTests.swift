@@ -10,8 +10,8 @@ struct NodeRegistryTests {
         var registry = NodeRegistry()
         let root = NodeID(rawValue: 1)
         _ = registry.attach(root, parent: nil, kind: .flow, name: "Root", time: 10, principal: nil)
-        #expect(registry.addObject(to: root, role: .flow, typeName: "RootFlow", weak: nil) == 0)
-        #expect(registry.addObject(to: root, role: .context, typeName: "RootContext", weak: nil) == 1)
+        #expect(registry.addObject(to: root, role: .flow, typeName: "RootFlow", weak: nil, address: .unknown) == 0)
+        #expect(registry.addObject(to: root, role: .context, typeName: "RootContext", weak: nil, address: .unknown) == 1)
 
         #expect(registry.detach(root, time: 20) == [root])
         #expect(registry.contains(root))
@@ -25,7 +25,7 @@ struct NodeRegistryTests {
         var registry = NodeRegistry()
         let node = NodeID(rawValue: 7)
         _ = registry.attach(node, parent: nil, kind: .flow, name: "A", time: 0, principal: nil)
-        _ = registry.addObject(to: node, role: .flow, typeName: "A", weak: nil)
+        _ = registry.addObject(to: node, role: .flow, typeName: "A", weak: nil, address: .unknown)
         #expect(registry.release(node, index: 0) != nil)
         #expect(registry.release(node, index: 0) == nil)
         #expect(registry.release(node, index: 9) == nil)
@@ -39,7 +39,7 @@ struct NodeRegistryTests {
         _ = registry.attach(b, parent: a, kind: .router, name: "B", time: 0, principal: nil)
         _ = registry.attach(c, parent: b, kind: .router, name: "C", time: 0, principal: nil)
         _ = registry.attach(d, parent: a, kind: .router, name: "D", time: 0, principal: nil)
-        for node in [a, b, c, d] { _ = registry.addObject(to: node, role: .router, typeName: "R", weak: nil) }
+        for node in [a, b, c, d] { _ = registry.addObject(to: node, role: .router, typeName: "R", weak: nil, address: .unknown) }
         #expect(registry.detach(a, time: 5) == [d, c, b, a])
         #expect(registry.detach(a, time: 6) == [])
     }
@@ -49,7 +49,7 @@ struct NodeRegistryTests {
         let node = NodeID(rawValue: 3)
         var object: Object? = Object()
         _ = registry.attach(node, parent: nil, kind: .module, name: "M", time: 0, principal: nil)
-        _ = registry.addObject(to: node, role: .module, typeName: "Object", weak: WeakReference(object!))
+        _ = registry.addObject(to: node, role: .module, typeName: "Object", weak: WeakReference(object!), address: .unknown)
         #expect(registry.pendingReferences().isEmpty, "nothing is polled while the node is attached")
         _ = registry.detach(node, time: 1)
         #expect(registry.pendingReferences().map { $0.reference?.isReleased } == [false])
@@ -73,7 +73,9 @@ struct NodeRegistryTests {
         _ = registry.attach(grandparent, parent: nil, kind: .flow, name: "G", time: 0, principal: nil)
         _ = registry.attach(parent, parent: grandparent, kind: .flow, name: "P", time: 0, principal: nil)
         _ = registry.attach(child, parent: parent, kind: .flow, name: "C", time: 0, principal: nil)
-        for node in [grandparent, parent, child] { _ = registry.addObject(to: node, role: .flow, typeName: "F", weak: nil) }
+        for node in [grandparent, parent, child] {
+            _ = registry.addObject(to: node, role: .flow, typeName: "F", weak: nil, address: .unknown)
+        }
         _ = registry.detach(grandparent, time: 1)
         _ = registry.release(grandparent, index: 0)
         _ = registry.release(parent, index: 0)
@@ -88,16 +90,16 @@ struct NodeRegistryTests {
         var registry = NodeRegistry()
         let (parent, child) = (NodeID(rawValue: 1), NodeID(rawValue: 2))
         _ = registry.attach(parent, parent: nil, kind: .flow, name: "P", time: 0, principal: nil)
-        _ = registry.addObject(to: parent, role: .flow, typeName: "P", weak: nil)
+        _ = registry.addObject(to: parent, role: .flow, typeName: "P", weak: nil, address: .unknown)
         _ = registry.attach(child, parent: parent, kind: .flow, name: "C", time: 0, principal: nil)
-        _ = registry.addObject(to: child, role: .flow, typeName: "C", weak: nil)
+        _ = registry.addObject(to: child, role: .flow, typeName: "C", weak: nil, address: .unknown)
         _ = registry.detach(parent, time: 5)
         _ = registry.release(parent, index: 0)
         // Kept to name the leaked child's path, but released: judged, nothing more to watch.
         #expect(registry.contains(parent))
-        #expect(registry.addObject(to: parent, role: .worker, typeName: "W", weak: nil) == nil)
+        #expect(registry.addObject(to: parent, role: .worker, typeName: "W", weak: nil, address: .unknown) == nil)
         #expect(registry.detachedAlive().map(\.node) == [child])
         // A detached node with an object alive still takes one watched late.
-        #expect(registry.addObject(to: child, role: .worker, typeName: "W", weak: nil) == 1)
+        #expect(registry.addObject(to: child, role: .worker, typeName: "W", weak: nil, address: .unknown) == 1)
     }
 }

@@ -221,7 +221,10 @@ struct AgentLinkTests {
         let simulation = exiting(holdsExit: true, detachedAt: exit - ms, releasedAt: nil, exit: exit)
         let goodbye = try #require(simulation.goodbye)
         #expect(goodbye.reason == .normalExit)
-        #expect(goodbye.time >= exit - ms + second && goodbye.time < exit + second + 5 * ms)
+        // Then the leak is explained before the drain.
+        #expect(simulation.explanations.count == 1)
+        #expect(
+            goodbye.time >= exit - ms + second && goodbye.time < exit + second + 5 * ms + simulation.explainDuration)
     }
 
     @Test func aGraceThatHasRunOutHoldsNothing() throws {
@@ -306,6 +309,93 @@ struct AgentLinkTests {
         let finished = try #require(simulation.finishedAt)
         #expect(finished < at(ms))
         #expect(simulation.times { $0 == .announceConnected }.isEmpty)
+    }
+
+    // MARK: Explaining leaks
+
+    @Test func aLeakIsExplainedOnceWhenItsGraceRunsOut() throws {
+        var simulation = connected(holdsExit: false)
+        let detached = at(2 * second)
+        simulation.detach(at: detached, releasedAt: nil)
+        simulation.run(until: at(10 * second))
+        try #require(simulation.explanations.count == 1)
+        let explanation = simulation.explanations[0]
+        #expect(explanation.nodes == [0])
+        // At the round whose poll finds the grace over: within a heartbeat of its end.
+        #expect(explanation.time >= detached + second && explanation.time < detached + second + 60 * ms)
+        // Its frames are written by the next round.
+        #expect(simulation.completeWrites.contains { $0 > explanation.time && $0 < explanation.time + 10 * ms })
+    }
+
+    @Test func aNodeReleasedWithinItsGraceIsNeverExplained() {
+        var simulation = connected(holdsExit: false)
+        simulation.detach(at: at(2 * second), releasedAt: at(2_500 * ms))
+        simulation.run(until: at(10 * second))
+        #expect(simulation.explanations.isEmpty)
+        #expect(simulation.times(of: \.isExplain).isEmpty)
+    }
+
+    @Test func aVersionOneConnectionIsNeverAskedToExplain() {
+        var simulation = Simulation()
+        simulation.answer = .accepted(graceNanos: second, holdsExit: true, version: 1)
+        simulation.detach(at: at(2 * second), releasedAt: nil)
+        simulation.detach(at: at(5 * second), releasedAt: nil)
+        simulation.exitAt = at(5_500 * ms)
+        simulation.run(until: at(20 * second))
+        #expect(simulation.times(of: \.isExplain).isEmpty)
+        #expect(simulation.goodbye?.reason == .normalExit)
+    }
+
+    @Test func eachLeakedNodeIsExplainedOnceAfterItsOwnGrace() throws {
+        var simulation = connected(holdsExit: false)
+        simulation.detach(at: at(2 * second), releasedAt: nil)
+        simulation.detach(at: at(2_300 * ms), releasedAt: nil)
+        simulation.detach(at: at(2_400 * ms), releasedAt: at(2_600 * ms))
+        simulation.run(until: at(10 * second))
+        try #require(simulation.explanations.count == 2)
+        #expect(simulation.explanations.map(\.nodes) == [[0], [1]])
+        #expect(simulation.explanations[0].time >= at(3 * second) && simulation.explanations[0].time < at(3_060 * ms))
+        #expect(simulation.explanations[1].time >= at(3_300 * ms) && simulation.explanations[1].time < at(3_360 * ms))
+        #expect(simulation.times(of: \.isExplain).count == 2)
+    }
+
+    @Test func anExitHoldExplainsTheLeakBeforeItsDrainAndWaitsForIt() throws {
+        var simulation = connected(holdsExit: true)
+        let detached = at(450 * ms)
+        simulation.detach(at: detached, releasedAt: nil)
+        simulation.exitAt = at(500 * ms)
+        simulation.run(until: at(20 * second))
+        try #require(simulation.explanations.count == 1)
+        let explanation = simulation.explanations[0]
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.reason == .normalExit)
+        #expect(explanation.time >= detached + second && explanation.time < goodbye.time)
+        // The frames are written before the goodbye, by a round of the drain or of the hold.
+        #expect(simulation.completeWrites.contains { $0 > explanation.time && $0 <= goodbye.time })
+        // The exit waits for the analysis: its deadline covers the analysis's bound.
+        let deadline = try #require(simulation.link.exitDeadline)
+        #expect(deadline >= explanation.time + AgentLink.explainAllowance)
+    }
+
+    @Test func aLeakAlreadyExplainedIsNotExplainedAgainAtExit() throws {
+        var simulation = connected(holdsExit: true)
+        simulation.detach(at: at(100 * ms), releasedAt: nil)
+        simulation.exitAt = at(3 * second)
+        simulation.run(until: at(20 * second))
+        #expect(simulation.explanations.count == 1)
+        #expect(simulation.explanations.first.map { $0.time < at(3 * second) } == true)
+        #expect(simulation.goodbye?.reason == .normalExit)
+    }
+
+    @Test func aLeakWhoseGraceRanOutBeforeAnUnheldExitIsExplainedBeforeTheGoodbye() throws {
+        var simulation = connected(holdsExit: false)
+        simulation.detach(at: at(100 * ms), releasedAt: nil)
+        // The exit comes before the round that would have explained it.
+        simulation.exitAt = at(1_101 * ms)
+        simulation.run(until: at(20 * second))
+        try #require(simulation.explanations.count == 1)
+        let goodbye = try #require(simulation.goodbye)
+        #expect(simulation.explanations[0].time < goodbye.time)
     }
 
     // MARK: Stop

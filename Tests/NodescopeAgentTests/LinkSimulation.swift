@@ -20,6 +20,8 @@ struct LinkSimulation {
     struct DetachedNode {
         var detachedAt: UInt64
         var releasedAt: UInt64?
+        /// When its holders were explained, if they were.
+        var explainedAt: UInt64?
     }
 
     private(set) var link: AgentLink
@@ -43,6 +45,8 @@ struct LinkSimulation {
     var failingWrites = 0
     /// Events the next take reports as dropped.
     var dropsAtNextTake: UInt64 = 0
+    /// How long an explanation takes.
+    var explainDuration: UInt64 = 5 * millisecond
     /// When the process exits normally, and when the agent is stopped.
     var exitAt: UInt64?
     var stopAt: UInt64?
@@ -59,6 +63,10 @@ struct LinkSimulation {
     private(set) var goodbye: (reason: GoodbyeReason, time: UInt64)?
     /// When the writer finished.
     private(set) var finishedAt: UInt64?
+    /// The explanations performed: when, and the nodes (by index of detach) each explained.
+    private(set) var explanations: [(time: UInt64, nodes: [Int])] = []
+    /// When each write that took everything happened.
+    private(set) var completeWrites: [UInt64] = []
 
     // MARK: Internals
 
@@ -139,6 +147,11 @@ struct LinkSimulation {
         nodes.filter { $0.detachedAt <= now && ($0.releasedAt.map { $0 > now } ?? true) }
     }
 
+    /// The earliest detach among the nodes awaiting release whose holders were not explained.
+    private var oldestUnexplained: UInt64? {
+        awaitingRelease.filter { $0.explainedAt == nil }.map(\.detachedAt).min()
+    }
+
     private mutating func perform(_ action: AgentLink.Action, until end: UInt64) -> AgentLink.Action {
         switch action {
         case .sleep(let until, let wakeOnEvent):
@@ -169,7 +182,7 @@ struct LinkSimulation {
         case .announceConnected:
             connected = true
         case .pollReleases:
-            return link.releasesPolled(horizon: now, now: now)
+            return link.releasesPolled(horizon: now, oldestUnexplained: oldestUnexplained, now: now)
         case .takeEvents:
             batch = queue
             queue = []
@@ -190,12 +203,24 @@ struct LinkSimulation {
                 return link.wrote(.failed, now: now)
             }
             if writeOutcome == .partly { now += UInt64(wait) * Self.millisecond }
+            if writeOutcome == .all { completeWrites.append(now) }
             return link.wrote(writeOutcome, now: now)
         case .readIncoming:
             return link.incomingRead(.fine, queueIsEmpty: queue.isEmpty, now: now)
         case .inspectTracker:
             return link.trackerInspected(
-                sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(), now: now)
+                sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(),
+                oldestUnexplained: oldestUnexplained, now: now)
+        case .explainLeaks(let detachedBy):
+            // The tracker takes every unexplained node awaiting release detached by then.
+            let taken = nodes.indices.filter { index in
+                let node = nodes[index]
+                return node.explainedAt == nil && node.detachedAt <= detachedBy && (node.releasedAt.map { $0 > now } ?? true)
+            }
+            for index in taken { nodes[index].explainedAt = now }
+            explanations.append((now, taken))
+            now += explainDuration
+            return link.leaksExplained(oldestUnexplained: oldestUnexplained, now: now)
         case .sayGoodbye(let reason, _):
             goodbye = (reason, now)
             disconnect()
@@ -239,4 +264,6 @@ extension AgentLink.Action {
     var isSnapshot: Bool { if case .sendSnapshot = self { true } else { false } }
     /// Whether this is an `inspectTracker`.
     var isInspect: Bool { self == .inspectTracker }
+    /// Whether this is an `explainLeaks`.
+    var isExplain: Bool { if case .explainLeaks = self { true } else { false } }
 }

@@ -19,6 +19,8 @@ struct WireMirror {
     var dropMarkers: [UInt64] = []
     var snapshotCount = 0
     var goodbye: GoodbyeReason?
+    /// The retainers frames, in the order received.
+    var retainers: [RetainersFrame] = []
 
     mutating func apply(_ message: WireMessage) {
         switch message {
@@ -47,6 +49,8 @@ struct WireMirror {
             dropMarkers.append(count)
         case .goodbye(let reason):
             goodbye = reason
+        case .retainers(let frame):
+            retainers.append(frame)
         default:
             break
         }

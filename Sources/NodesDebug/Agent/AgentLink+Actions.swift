@@ -23,7 +23,8 @@ extension AgentLink {
         /// then ``tick(now:)``.
         case announceConnected
         /// Poll the weak references and read the time up to which the tracker's events are
-        /// complete; report with ``releasesPolled(horizon:now:)``.
+        /// complete, and the oldest detach whose holders are unexplained; report with
+        /// ``releasesPolled(horizon:oldestUnexplained:now:)``.
         case pollReleases
         /// Take everything queued; report with ``eventsTaken(dropped:now:)``.
         case takeEvents
@@ -41,9 +42,14 @@ extension AgentLink {
         /// Read (without waiting) what the collector sent; report with
         /// ``incomingRead(_:queueIsEmpty:now:)``.
         case readIncoming
-        /// Poll the weak references and read which detached nodes still await release, and the
-        /// tracker's sequence; report with ``trackerInspected(sequence:latestPendingDetach:now:)``.
+        /// Poll the weak references and read which detached nodes still await release, the
+        /// oldest detach whose holders are unexplained, and the tracker's sequence; report with
+        /// ``trackerInspected(sequence:latestPendingDetach:oldestUnexplained:now:)``.
         case inspectTracker
+        /// Explain what holds the alive objects of the nodes detached at or before `detachedBy`
+        /// and not explained yet (a retainer analysis), and encode one retainers frame per
+        /// object; report with ``leaksExplained(oldestUnexplained:now:)``.
+        case explainLeaks(detachedBy: UInt64)
         /// Write what is left and a goodbye, waiting up to `waitMilliseconds`, and close the
         /// connection (forgetting what is queued); then ``tick(now:)``.
         case sayGoodbye(GoodbyeReason, waitMilliseconds: Int32)

@@ -55,6 +55,8 @@ extension AgentLink {
         case reading
         /// Awaiting what the tracker still awaits (an exit hold).
         case inspecting
+        /// Awaiting the explanation of leaks (a retainer analysis).
+        case explaining
     }
 
     /// One accepted connection's stream, as the rules see it.
@@ -81,9 +83,19 @@ extension AgentLink {
         var roundStart: UInt64 = 0
         /// Where the current round stands.
         var step = Step.between
+        /// The detach time of the earliest detached node with an object alive whose holders
+        /// have not been explained, as last read from the tracker.
+        var oldestUnexplained: UInt64?
 
         /// Whether a grace is pending that the collector has not been vouched past.
         var gracePending: Bool { vouchedUntil < gracesEndBy }
+
+        /// Whether a node's grace has run out with an object alive and its holders unexplained,
+        /// on a connection that carries explanations (version 2).
+        func explanationDue(now: UInt64) -> Bool {
+            guard protocolVersion >= 2, let oldest = oldestUnexplained else { return false }
+            return oldest &+ graceNanos <= now
+        }
 
         /// Whether a heartbeat is due at `now`.
         func heartbeatDue(now: UInt64) -> Bool {

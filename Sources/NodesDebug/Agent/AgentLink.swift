@@ -25,6 +25,9 @@ import NodescopeWire
 /// - Streaming, each round polls the weak references and reads the time it vouches for before
 ///   it takes the queue, sends a snapshot first on every connection and after every drop, the
 ///   events, and a heartbeat every ``heartbeatInterval`` while a grace is pending.
+/// - On a connection of protocol version 2, once a detached node has had an object alive for
+///   longer than the grace, it asks for the holders of that object to be explained (once per
+///   node): between rounds while streaming, and during an exit's hold, before the drain.
 /// - At a normal exit it holds, when the collector asked, while a node detached within the
 ///   grace still has an object alive (one grace at most), then drains: rounds with a heartbeat
 ///   each until everything up to the exit's sequence is written, bounded by
@@ -64,6 +67,9 @@ struct AgentLink {
     static let exitGoodbyeMilliseconds: Int32 = 50
     /// How long the goodbye of a stopped agent may take to be written.
     static let stopGoodbyeMilliseconds: Int32 = 100
+    /// How long a retainer analysis may take (its own bound is 1 s per call), which an exit
+    /// waits for when one begins during its hold.
+    static let explainAllowance: UInt64 = 1_500_000_000
 
     // MARK: State
 
@@ -192,8 +198,11 @@ struct AgentLink {
     }
 
     /// The weak references were polled; every event up to `horizon` is in the queue now.
-    mutating func releasesPolled(horizon: UInt64, now: UInt64) -> Action {
+    /// `oldestUnexplained` is the detach time of the earliest detached node with an object
+    /// alive whose holders have not been explained.
+    mutating func releasesPolled(horizon: UInt64, oldestUnexplained: UInt64?, now: UInt64) -> Action {
         guard isConnected, stream.step == .polling else { return tick(now: now) }
+        stream.oldestUnexplained = oldestUnexplained
         stream.step = .taking(horizon: horizon)
         return .takeEvents
     }
@@ -262,11 +271,17 @@ struct AgentLink {
         return roundEnded(queueIsEmpty: queueIsEmpty, now: now)
     }
 
-    /// The tracker was looked at during an exit: its latest sequence, and the latest detach
-    /// among its detached nodes that still have an object alive (nil when none has).
-    mutating func trackerInspected(sequence: UInt64, latestPendingDetach: UInt64?, now: UInt64) -> Action {
+    /// The tracker was looked at during an exit: its latest sequence, the latest detach among
+    /// its detached nodes that still have an object alive (nil when none has), and the earliest
+    /// detach among those whose holders have not been explained.
+    mutating func trackerInspected(
+        sequence: UInt64, latestPendingDetach: UInt64?, oldestUnexplained: UInt64?, now: UInt64
+    ) -> Action {
         guard case .holding(let until) = phase, stream.step == .inspecting else { return tick(now: now) }
         stream.step = .between
+        stream.oldestUnexplained = oldestUnexplained
+        // Leaks are explained before the drain, so that their frames go out before the goodbye.
+        if stream.explanationDue(now: now) { return beginExplaining(now: now) }
         // Hold while a node detached within the grace still has an object alive: its release
         // may yet come in time. Nothing alive, or only graces run out: nothing to wait for.
         if now < until, let latest = latestPendingDetach, latest &+ stream.graceNanos > now {
@@ -275,6 +290,16 @@ struct AgentLink {
         let deadline = now &+ settings.exitFlushBound(holdExit: stream.holdsExit)
         phase = .draining(target: sequence, deadline: deadline)
         announceExit(by: deadline &+ Self.goodbyeNanos(Self.exitGoodbyeMilliseconds))
+        return continueRound(now: now)
+    }
+
+    /// The leaks asked for were explained (their frames encoded); `oldestUnexplained` is what
+    /// is left, as in ``releasesPolled(horizon:oldestUnexplained:now:)``.
+    mutating func leaksExplained(oldestUnexplained: UInt64?, now: UInt64) -> Action {
+        guard isConnected, stream.step == .explaining else { return tick(now: now) }
+        stream.oldestUnexplained = oldestUnexplained
+        stream.step = .between
+        // A round writes the frames (unless a stop or an exit comes first).
         return continueRound(now: now)
     }
 
@@ -410,6 +435,18 @@ struct AgentLink {
         return .inspectTracker
     }
 
+    /// Asks for the holders of the nodes whose grace ran out with an object alive; an exit
+    /// waits for the analysis.
+    private mutating func beginExplaining(now: UInt64) -> Action {
+        stream.step = .explaining
+        if case .holding = phase {
+            announceExit(
+                by: now &+ Self.explainAllowance &+ settings.exitFlushBound(holdExit: stream.holdsExit)
+                    &+ Self.goodbyeNanos(Self.exitGoodbyeMilliseconds))
+        }
+        return .explainLeaks(detachedBy: now >= stream.graceNanos ? now - stream.graceNanos : 0)
+    }
+
     /// The last words: a stopped agent waits a little longer for the socket than an exit does.
     private mutating func sayGoodbye(_ reason: GoodbyeReason) -> Action {
         phase = .closing(then: .finish)
@@ -451,6 +488,8 @@ struct AgentLink {
             return .readIncoming
         case .inspecting:
             return .inspectTracker
+        case .explaining:
+            return .explainLeaks(detachedBy: now >= stream.graceNanos ? now - stream.graceNanos : 0)
         }
     }
 
@@ -511,6 +550,7 @@ struct AgentLink {
         case .streaming, .disconnected, .connecting, .handshaking, .closing, .done:
             if stopRequested { return sayGoodbye(.agentDisabled) }
             if exitAt != nil { return beginExit(now: now) }
+            if stream.explanationDue(now: now) { return beginExplaining(now: now) }
             if !queueIsEmpty { return .sleep(until: now &+ Self.busyInterval, wakeOnEvent: false) }
             if stream.gracePending { return .sleep(until: now &+ Self.heartbeatInterval, wakeOnEvent: false) }
             return .sleep(until: now &+ Self.idleInterval, wakeOnEvent: true)

@@ -22,6 +22,8 @@ struct AgentWriter {
     private var batch: [DebugInformation] = []
     private var stopFed = false
     private var exitFed = false
+    /// The retainer analysis, with the process's budget.
+    private let analysis = RetainerAnalysis()
 
     /// A writer for the agent with `settings`, reading `tracker` and `feed`.
     init(settings: AgentSettings, tracker: NodeTracker, feed: AgentFeed, control: WriterControl) {
@@ -75,8 +77,9 @@ struct AgentWriter {
             control.statistics.withLock { $0.connections &+= 1 }
             feed.connected.store(true, ordering: .releasing)
         case .pollReleases:
-            let horizon = tracker.pollReleasesWithHorizon().horizon
-            return link.releasesPolled(horizon: horizon, now: MonotonicClock.now())
+            let polled = tracker.pollReleasesWithHorizon()
+            return link.releasesPolled(
+                horizon: polled.horizon, oldestUnexplained: polled.oldestUnexplained, now: MonotonicClock.now())
         case .takeEvents:
             let dropped = feed.queue.take(into: &batch)
             if dropped > 0 { control.statistics.withLock { $0.eventsDropped &+= dropped } }
@@ -98,7 +101,10 @@ struct AgentWriter {
             // The poll behind the list may add releases: the sequence is read after it.
             let latest = tracker.detachedAwaitingRelease().map(\.detachedAt).max()
             return link.trackerInspected(
-                sequence: tracker.currentSequence, latestPendingDetach: latest, now: MonotonicClock.now())
+                sequence: tracker.currentSequence, latestPendingDetach: latest,
+                oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())
+        case .explainLeaks(let detachedBy):
+            return explainLeaks(detachedBy: detachedBy)
         case .sayGoodbye(let reason, let wait):
             connection?.sayFinally(.goodbye(reason), waitMilliseconds: wait)
             closeConnection()
@@ -165,6 +171,18 @@ struct AgentWriter {
         batch.removeAll(keepingCapacity: true)
         if sent > 0 { control.statistics.withLock { $0.eventsSent &+= sent } }
         return link.eventsSent(through: last, latestDetach: latestDetach, now: MonotonicClock.now())
+    }
+
+    /// Explains what holds the alive objects of the nodes whose grace ran out (on this thread:
+    /// its own stack is left out of the analysis), one retainers frame per object.
+    private mutating func explainLeaks(detachedBy: UInt64) -> AgentLink.Action {
+        let query = tracker.retainerQuery(detachedBy: detachedBy, maxObjects: analysis.limits.objectsPerBatch)
+        if !query.targets.isEmpty {
+            for frame in analysis.explain(query.targets, attached: query.attached, detached: query.detached) {
+                connection?.encode(.retainers(frame))
+            }
+        }
+        return link.leaksExplained(oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())
     }
 
     /// Closes the connection, if any, and forgets what is queued: a new connection starts

@@ -1,0 +1,36 @@
+// Safe reads of the process's own memory and the names of its symbols, for the retainer
+// analysis of NodesDebug. Only NodesDebug's ProcessMemory calls these (STYLE.md, rule 10).
+#ifndef CNODESMEMORY_H
+#define CNODESMEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Copies `length` bytes at `address` of this process into `destination` with
+/// process_vm_readv on the process's own pid: an unmapped address fails (EFAULT) instead of
+/// faulting. Returns the number of bytes copied (fewer when the range ends in unmapped memory),
+/// or -errno.
+long cnm_read_own_memory(void *destination, uintptr_t address, size_t length);
+
+/// What the dynamic linker knows of `address`: the symbol that contains it (name, start, size)
+/// and the image (path, load address). Returns 0 when nothing is known. Strings belong to the
+/// dynamic linker.
+int cnm_symbol_at(uintptr_t address, const char **symbolName, uintptr_t *symbolStart, size_t *symbolSize,
+                  const char **imagePath, uintptr_t *imageBase);
+
+/// The address of the data symbol `name` exported by a loaded image, or 0.
+uintptr_t cnm_data_symbol(const char *name);
+
+/// The calling thread's kernel id.
+long cnm_thread_id(void);
+
+/// Overwrites `length` bytes of the calling thread's stack below the caller's frame with zeros,
+/// so that references left there by calls that have returned are gone.
+void cnm_scrub_stack(size_t length);
+
+/// The Swift runtime's demangler (exported by libswiftCore): returns a malloc'd string, or NULL
+/// when `mangledName` is not a Swift symbol.
+char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *outputBuffer, size_t *outputBufferSize,
+                     uint32_t flags);
+
+#endif

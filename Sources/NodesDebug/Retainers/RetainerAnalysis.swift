@@ -1,0 +1,342 @@
+import NodescopeWire
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Finds what keeps objects of detached nodes alive, inside the process, without a debugger:
+/// the shortest path of strong references from a root (a global, an object of an attached node,
+/// a thread's stack) to each object, or else a cycle of references through it.
+///
+/// It copies the memory that can hold references (the malloc heaps, the images' data, the other
+/// threads' stacks) with safe reads before it builds anything, so that a wrong guess about a
+/// word never crashes the process and its own allocations never read as holders. It then walks
+/// glibc's chunks to know the blocks in use, reads Swift objects through their validated
+/// metadata (strong fields only; arrays up to their count, dictionaries and sets by occupied
+/// bucket), and searches breadth first from every root at once.
+///
+/// Each call is bounded in time (``Limits/timePerObjectNanos`` per object, at most
+/// ``Limits/timePerBatchNanos``), in objects per call and in objects per process: past a bound,
+/// results say so (`cutShort`, or ``RetainerVerdict/notAnalyzed`` with a note).
+///
+/// ```swift
+/// let analysis = RetainerAnalysis()
+/// let frames = analysis.explain(
+///     [RetainerAnalysis.Target(context, nodeID: id.rawValue, objectIndex: 1)],
+///     attached: [], detached: [])
+/// ```
+///
+/// Only the agent's writer thread (or a test) calls it; one call at a time runs in a process.
+/// It reads glibc's heap on Linux; elsewhere every object is ``RetainerVerdict/notAnalyzed``.
+public final class RetainerAnalysis {
+    /// An object to explain: which object of which node, and where it is.
+    public struct Target: Sendable, Equatable {
+        /// The node.
+        public var nodeID: UInt64
+        /// The object's index in the node.
+        public var objectIndex: UInt16
+        /// Where the object is.
+        public var address: ObfuscatedAddress
+        /// The object's type name as the tracker knows it, to check that the address still holds
+        /// it; nil not to check.
+        public var typeName: String?
+
+        /// A target at `address`.
+        public init(nodeID: UInt64, objectIndex: UInt16, address: ObfuscatedAddress, typeName: String? = nil) {
+            self.nodeID = nodeID
+            self.objectIndex = objectIndex
+            self.address = address
+            self.typeName = typeName
+        }
+
+        /// A target for `object` (the object itself is not kept).
+        public init(_ object: AnyObject, nodeID: UInt64, objectIndex: UInt16) {
+            self.init(
+                nodeID: nodeID, objectIndex: objectIndex, address: ObfuscatedAddress(object),
+                typeName: String(describing: type(of: object)))
+        }
+    }
+
+    /// An object of a node: a root when the node is attached, a member of the leaking set when
+    /// it is detached.
+    public struct NodeObject: Sendable, Equatable {
+        /// The node.
+        public var nodeID: UInt64
+        /// Where the object is.
+        public var address: ObfuscatedAddress
+
+        /// An object of node `nodeID` at `address`.
+        public init(nodeID: UInt64, address: ObfuscatedAddress) {
+            self.nodeID = nodeID
+            self.address = address
+        }
+
+        /// `object`, of node `nodeID` (the object itself is not kept).
+        public init(_ object: AnyObject, nodeID: UInt64) {
+            self.init(nodeID: nodeID, address: ObfuscatedAddress(object))
+        }
+    }
+
+    /// The bounds of the analysis.
+    public struct Limits: Sendable {
+        /// The time allowed per object explained.
+        public var timePerObjectNanos: UInt64 = 50_000_000
+        /// The most time one call may take, whatever its number of objects.
+        public var timePerBatchNanos: UInt64 = 1_000_000_000
+        /// The most objects one call explains; the others are not analyzed.
+        public var objectsPerBatch = 64
+        /// The most objects the analysis explains in the life of the process.
+        public var objectsPerProcess = 4_096
+        /// The most memory copied; a process with more writable memory is not analyzed.
+        public var snapshotBytes = 4 << 30
+
+        /// The default bounds.
+        public init() {}
+    }
+
+    /// What the last call did.
+    public struct Statistics: Sendable {
+        /// The bytes copied (heaps, images' data, stacks).
+        public var bytesCopied = 0
+        /// The heap blocks in use found.
+        public var blocks = 0
+        /// The blocks whose references were followed.
+        public var blocksScanned = 0
+        /// How long the call took.
+        public var elapsedNanos: UInt64 = 0
+        /// Whether a heap could not be walked to its end (changed while it was copied).
+        public var heapIncomplete = false
+    }
+
+    /// The bounds in force.
+    public let limits: Limits
+    /// What the last call did.
+    public private(set) var lastRun = Statistics()
+
+    private let clock: @Sendable () -> UInt64
+    private var objectsExplained = 0
+    private let catalog = TypeCatalog()
+    private let globals = GlobalNames()
+    /// One analysis at a time in a process: each copies the memory, and a copy must not see
+    /// another's buffers.
+    private static let serial = Mutex(())
+
+    /// An analysis with `limits`, timed by `clock` (host monotonic nanoseconds).
+    public init(limits: Limits = Limits(), clock: @escaping @Sendable () -> UInt64 = { MonotonicClock.now() }) {
+        self.limits = limits
+        self.clock = clock
+    }
+
+    /// Explains `targets`: one frame per target, in their order.
+    ///
+    /// - Parameters:
+    ///   - attached: the objects of attached nodes (roots: a path starts there).
+    ///   - detached: the alive objects of detached nodes (with the targets, the leaking set: the
+    ///     suspect hop is the reference that enters it).
+    public func explain(_ targets: [Target], attached: [NodeObject], detached: [NodeObject]) -> [RetainersFrame] {
+        let start = clock()
+        guard !targets.isEmpty else { return [] }
+        var batch = targets
+        var overflow: [(Target, String)] = []
+        if batch.count > limits.objectsPerBatch {
+            overflow += batch[limits.objectsPerBatch...].map {
+                ($0, "not analyzed: more than \(limits.objectsPerBatch) objects in one analysis")
+            }
+            batch.removeLast(batch.count - limits.objectsPerBatch)
+        }
+        let allowed = max(0, limits.objectsPerProcess - objectsExplained)
+        if batch.count > allowed {
+            overflow += batch[allowed...].map {
+                ($0, "not analyzed: this process's analysis budget (\(limits.objectsPerProcess) objects) is used up")
+            }
+            batch.removeLast(batch.count - allowed)
+        }
+        objectsExplained += batch.count
+        var frames: [RetainersFrame] = []
+        if !batch.isEmpty {
+            let deadline = start &+ min(limits.timePerBatchNanos, limits.timePerObjectNanos &* UInt64(batch.count))
+            frames = Self.serial.withLock { _ in
+                analyze(batch, attached: attached, detached: detached, start: start, deadline: deadline)
+            }
+        }
+        let elapsed = clock() &- start
+        lastRun.elapsedNanos = elapsed
+        for (target, note) in overflow {
+            frames.append(frame(for: target, verdict: .notAnalyzed, note: note))
+        }
+        let micros = UInt32(clamping: elapsed / 1_000)
+        return frames.map { frame in
+            var frame = frame
+            frame.elapsedMicros = micros
+            return frame
+        }
+    }
+
+    // MARK: The analysis
+
+    private func analyze(
+        _ targets: [Target], attached: [NodeObject], detached: [NodeObject], start: UInt64, deadline: UInt64
+    ) -> [RetainersFrame] {
+        lastRun = Statistics()
+        #if os(Linux)
+        let snapshot: MemorySnapshot
+        do {
+            snapshot = try MemorySnapshot(limit: limits.snapshotBytes)
+        } catch {
+            return targets.map { frame(for: $0, verdict: .notAnalyzed, note: Self.describe(error)) }
+        }
+        catalog.begin(snapshot)
+        defer { catalog.end() }
+        let index = HeapIndex(snapshot: snapshot)
+        let graph = HeapGraph(snapshot: snapshot, index: index, catalog: catalog)
+        lastRun.bytesCopied = snapshot.bytesCopied
+        lastRun.blocks = index.count
+        lastRun.heapIncomplete = index.incomplete
+
+        // Only now are the addresses looked at (the snapshot never saw them in the clear).
+        var located: [Int: Int32] = [:]
+        var problems: [Int: String] = [:]
+        for (position, target) in targets.enumerated() {
+            let block = index.block(at: target.address.address)
+            guard block >= 0 else {
+                problems[position] = "not analyzed: the object is not in a heap block in use (released meanwhile?)"
+                continue
+            }
+            if let expected = target.typeName, !Self.holds(expected, graph.shape(of: block), catalog) {
+                problems[position] = "not analyzed: the object was released before the analysis"
+                continue
+            }
+            located[position] = block
+        }
+        var detachedObjects: [Int32: UInt64] = [:]
+        for object in detached + targets.map({ NodeObject(nodeID: $0.nodeID, address: $0.address) }) {
+            let block = index.block(at: object.address.address)
+            if block >= 0 { detachedObjects[block] = object.nodeID }
+        }
+        var roots: [(block: Int32, nodeID: UInt64)] = []
+        roots.reserveCapacity(attached.count)
+        for object in attached {
+            let block = index.block(at: object.address.address)
+            guard block >= 0, detachedObjects[block] == nil else { continue }
+            roots.append((block, object.nodeID))
+        }
+        var search = RetainerSearch(graph: graph, targets: Array(located.values), deadline: deadline, clock: clock)
+        search.addAttached(roots)
+        search.addWords { if case .imageData = $0 { true } else { false } }
+        search.run()
+        let rootedCutShort = search.cutShort
+
+        var paths: [Int: (path: RetainerSearch.Path, isCycle: Bool)] = [:]
+        for (position, block) in located {
+            if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
+        }
+        if !rootedCutShort {
+            for (position, block) in located.sorted(by: { $0.key < $1.key }) where paths[position] == nil {
+                if let cycle = search.cycle(through: block) { paths[position] = (cycle, true) }
+            }
+            if !search.cutShort, located.contains(where: { paths[$0.key] == nil }) {
+                search.addWords { if case .stack = $0 { true } else { false } }
+                search.run()
+                for (position, block) in located where paths[position] == nil {
+                    if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
+                }
+            }
+        }
+        lastRun.blocksScanned = search.blocksScanned
+
+        let namer = PathNamer(graph: graph, globals: globals, detachedObjects: detachedObjects)
+        let elapsedMilliseconds = (clock() &- start) / 1_000_000
+        return targets.enumerated().map { position, target in
+            if let problem = problems[position] { return frame(for: target, verdict: .notAnalyzed, note: problem) }
+            guard let block = located[position] else { return frame(for: target, verdict: .notAnalyzed, note: "") }
+            guard let (path, isCycle) = paths[position] else {
+                if search.cutShort {
+                    return frame(
+                        for: target, verdict: .notAnalyzed, cutShort: true, note: "cut short after \(elapsedMilliseconds) ms")
+                }
+                return frame(for: target, verdict: .unknown, note: "")
+            }
+            var (hops, referred) = namer.hops(of: path, to: block)
+            Self.markSuspect(&hops, referred: referred, isCycle: isCycle, isLeaking: namer.isDetachedNodeObject)
+            var verdict = RetainerVerdict.holder
+            if isCycle {
+                verdict = .cycle
+            } else if hops.count == 1, hops[0].holderKind == .global {
+                verdict = .global
+            } else if hops.count == 1, hops[0].holderKind == .stack {
+                verdict = .stack
+            }
+            var note = ""
+            if hops.count > RetainersFrame.maxHops {
+                note = "\(hops.count - RetainersFrame.maxHops) hops after the first left out"
+                hops = [hops[0]] + hops.suffix(RetainersFrame.maxHops - 1)
+            }
+            return frame(for: target, verdict: verdict, note: note, hops: hops)
+        }
+        #else
+        return targets.map { frame(for: $0, verdict: .notAnalyzed, note: "not analyzed: not available on this platform") }
+        #endif
+    }
+
+    /// Marks the reference a developer most likely has to cut.
+    ///
+    /// In a cycle: a closure's capture if there is one (`[weak self]` cuts it), else the
+    /// reference back to the object. On a path from a root: the reference that enters the
+    /// leaking set, moved back past what only carries it (closure contexts, unnamed memory, the
+    /// items of a collection) to the field or element of the owner that keeps it
+    /// (`Session .listeners[3]`, not the capture of the closure stored there).
+    static func markSuspect(
+        _ hops: inout [RetainerHop], referred: [Int32], isCycle: Bool, isLeaking: (Int32) -> Bool
+    ) {
+        guard !hops.isEmpty else { return }
+        var suspect: Int
+        if isCycle {
+            suspect = hops.firstIndex { $0.reference == "capture" } ?? hops.count - 1
+        } else {
+            suspect = referred.firstIndex(where: isLeaking) ?? hops.count - 1
+            while suspect > 0 {
+                switch hops[suspect].holderKind {
+                case .closureContext, .unknownMemory, .collection:
+                    suspect -= 1
+                    continue
+                case .object where hops[suspect - 1].reference.hasSuffix("]"):
+                    suspect -= 1
+                    continue
+                default:
+                    break
+                }
+                break
+            }
+        }
+        hops[suspect].isSuspect = true
+    }
+
+    private func frame(
+        for target: Target, verdict: RetainerVerdict, cutShort: Bool = false, note: String, hops: [RetainerHop] = []
+    ) -> RetainersFrame {
+        RetainersFrame(
+            nodeID: target.nodeID, objectIndex: target.objectIndex, verdict: verdict, cutShort: cutShort, note: note, hops: hops)
+    }
+
+    /// Whether a block of `shape` is an instance of the type named `typeName`.
+    private static func holds(_ typeName: String, _ shape: TypeCatalog.Shape, _ catalog: TypeCatalog) -> Bool {
+        guard case .object(let type) = shape else { return false }
+        return catalog.classes[type].name == typeName
+    }
+
+    private static func describe(_ failure: MemorySnapshot.Failure) -> String {
+        switch failure {
+        case .noMaps:
+            return "analysis not available: /proc/self/maps cannot be read"
+        case .readsRefused(let code):
+            return "analysis not available: process_vm_readv refused: \(SystemErrorText.describe(code))"
+        case .tooLarge(let bytes, let limit):
+            return "not analyzed: \(bytes >> 20) MiB of writable memory, more than the \(limit >> 20) MiB the analysis copies"
+        case .noMemory(let bytes):
+            return "analysis not available: no memory for a \(bytes >> 20) MiB copy"
+        }
+    }
+}

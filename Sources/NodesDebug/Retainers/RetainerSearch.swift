@@ -1,0 +1,206 @@
+/// The searches of one analysis over a ``HeapGraph``: a breadth-first search from every root at
+/// once (so each object found gets a shortest path), and from an object back to itself.
+///
+/// Roots are the objects of attached nodes (holders in their own right, where a path starts),
+/// the words of the images' data (globals), and then, only for what neither those nor a cycle
+/// explain, the words of the threads' stacks: a stack keeps dead copies of references that a
+/// finished call left behind, so it is the weakest evidence and is heard last.
+struct RetainerSearch {
+    /// Where a path starts.
+    enum Root {
+        /// An object of an attached node: the block is the first holder.
+        case attached(nodeID: UInt64)
+        /// A word of an image's data, or of a thread's stack: `address`, in snapshot region `region`.
+        case word(address: UInt, region: Int)
+    }
+
+    /// A path as the search found it: where it starts (nil for a cycle, which starts at the
+    /// object), and each reference as (holder block, offset in it); each refers to the next
+    /// holder, the last to the object.
+    struct Path {
+        var root: Root?
+        var start: Int32
+        var edges: [(holder: Int32, offset: Int)]
+    }
+
+    let graph: HeapGraph
+    private let clock: () -> UInt64
+    private let deadline: UInt64
+
+    /// Per block: bit 0 reached from a root, bit 1 never entered (a weak reference's side table),
+    /// bit 2 a target.
+    private var flags: [UInt8]
+    /// Per block reached: the block that refers to it, or -2 - (its root's index).
+    private var via: [Int32]
+    private var viaOffset: [UInt32]
+    private(set) var roots: [Root] = []
+    private var queue: [Int32] = []
+    private var head = 0
+    private var targetsLeft = 0
+    /// Whether a search stopped at the deadline.
+    private(set) var cutShort = false
+    /// Blocks looked into, for the statistics.
+    private(set) var blocksScanned = 0
+
+    private var cycleStamp: UInt32 = 0
+    private var cycleSeen: [UInt32] = []
+    private var cycleVia: [Int32] = []
+    private var cycleOffset: [UInt32] = []
+
+    private static let reached: UInt8 = 1
+    private static let excluded: UInt8 = 2
+    private static let target: UInt8 = 4
+
+    /// A search over `graph` for `targets` (blocks), until `deadline` on `clock`.
+    init(graph: HeapGraph, targets: [Int32], deadline: UInt64, clock: @escaping () -> UInt64) {
+        self.graph = graph
+        self.deadline = deadline
+        self.clock = clock
+        flags = [UInt8](repeating: 0, count: graph.count)
+        via = [Int32](repeating: -1, count: graph.count)
+        viaOffset = [UInt32](repeating: 0, count: graph.count)
+        for target in targets where flags[Int(target)] & Self.target == 0 {
+            flags[Int(target)] |= Self.target
+            targetsLeft += 1
+        }
+    }
+
+    /// Whether `block` was reached from a root.
+    func isReached(_ block: Int32) -> Bool { flags[Int(block)] & Self.reached != 0 }
+
+    // MARK: From the roots
+
+    /// Adds the objects of attached nodes as roots.
+    mutating func addAttached(_ objects: [(block: Int32, nodeID: UInt64)]) {
+        for (block, nodeID) in objects where flags[Int(block)] & (Self.reached | Self.target) == 0 {
+            roots.append(.attached(nodeID: nodeID))
+            reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+        }
+    }
+
+    /// Adds every word of the snapshot's regions that `include` accepts as a root.
+    mutating func addWords(of include: (MemorySnapshot.Kind) -> Bool) {
+        for (index, region) in graph.snapshot.regions.enumerated() where include(region.kind) {
+            let words = Int(region.end - region.start) / 8
+            var position = 0
+            while position < words {
+                if position & 0xFFFF == 0, clock() >= deadline {
+                    cutShort = true
+                    return
+                }
+                let word = region.copy.load(fromByteOffset: position * 8, as: UInt.self)
+                if word & 15 == 0 {
+                    let block = graph.index.block(at: word)
+                    if block >= 0, flags[Int(block)] & (Self.reached | Self.excluded) == 0 {
+                        if graph.isSideTable(block) {
+                            flags[Int(block)] |= Self.excluded
+                        } else {
+                            roots.append(.word(address: region.start + UInt(position * 8), region: index))
+                            reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+                        }
+                    }
+                }
+                position += 1
+            }
+        }
+    }
+
+    /// Goes on breadth first until every target is reached, nothing is left, or the deadline.
+    mutating func run() {
+        let graph = self.graph
+        while head < queue.count, targetsLeft > 0 {
+            if head & 63 == 0, clock() >= deadline {
+                cutShort = true
+                return
+            }
+            let block = queue[head]
+            head += 1
+            blocksScanned += 1
+            graph.forEachReference(from: block) { offset, target in
+                let state = flags[Int(target)]
+                guard state & (Self.reached | Self.excluded) == 0 else { return false }
+                if graph.isSideTable(target) {
+                    flags[Int(target)] |= Self.excluded
+                    return false
+                }
+                reach(target, from: block, offset: offset)
+                return targetsLeft == 0
+            }
+        }
+    }
+
+    private mutating func reach(_ block: Int32, from holder: Int32, offset: Int) {
+        flags[Int(block)] |= Self.reached
+        via[Int(block)] = holder
+        viaOffset[Int(block)] = UInt32(clamping: offset)
+        queue.append(block)
+        if flags[Int(block)] & Self.target != 0 { targetsLeft -= 1 }
+    }
+
+    /// The shortest path found from a root to `target`.
+    func pathFromRoot(to target: Int32) -> Path? {
+        guard isReached(target) else { return nil }
+        var edges: [(holder: Int32, offset: Int)] = []
+        var block = target
+        while via[Int(block)] >= 0, edges.count <= graph.count {
+            edges.append((via[Int(block)], Int(viaOffset[Int(block)])))
+            block = via[Int(block)]
+        }
+        let root = roots[Int(-2 - via[Int(block)])]
+        return Path(root: root, start: block, edges: edges.reversed())
+    }
+
+    // MARK: Cycles
+
+    /// The shortest path from `target` back to itself through blocks that no root reaches, if
+    /// there is one (a block a root reaches cannot be on a cycle of an object no root reaches).
+    mutating func cycle(through target: Int32) -> Path? {
+        if cycleSeen.isEmpty {
+            cycleSeen = [UInt32](repeating: 0, count: graph.count)
+            cycleVia = [Int32](repeating: -1, count: graph.count)
+            cycleOffset = [UInt32](repeating: 0, count: graph.count)
+        }
+        cycleStamp &+= 1
+        let stamp = cycleStamp
+        let graph = self.graph
+        cycleSeen[Int(target)] = stamp
+        var pending: [Int32] = [target]
+        var next = 0
+        var closing: (holder: Int32, offset: Int)?
+        while next < pending.count, closing == nil {
+            if next & 63 == 0, clock() >= deadline {
+                cutShort = true
+                return nil
+            }
+            let block = pending[next]
+            next += 1
+            blocksScanned += 1
+            graph.forEachReference(from: block) { offset, referred in
+                if referred == target {
+                    closing = (block, offset)
+                    return true
+                }
+                guard cycleSeen[Int(referred)] != stamp, flags[Int(referred)] & (Self.reached | Self.excluded) == 0 else {
+                    return false
+                }
+                if graph.isSideTable(referred) {
+                    flags[Int(referred)] |= Self.excluded
+                    return false
+                }
+                cycleSeen[Int(referred)] = stamp
+                cycleVia[Int(referred)] = block
+                cycleOffset[Int(referred)] = UInt32(clamping: offset)
+                pending.append(referred)
+                return false
+            }
+        }
+        guard let closing else { return nil }
+        var edges = [closing]
+        var block = closing.holder
+        while block != target, edges.count <= graph.count {
+            edges.append((cycleVia[Int(block)], Int(cycleOffset[Int(block)])))
+            block = cycleVia[Int(block)]
+        }
+        return Path(root: nil, start: target, edges: edges.reversed())
+    }
+}
