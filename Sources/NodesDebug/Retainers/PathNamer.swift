@@ -28,7 +28,12 @@ struct PathNamer {
             let shape = graph.shape(of: edge.holder)
             switch shape {
             case .array, .dictionary, .set:
-                let element = elementReference(in: edge.holder, at: edge.offset, shape: shape)
+                var element = elementReference(in: edge.holder, at: edge.offset, shape: shape)
+                // A closure that captured one object has that object as its context: say that
+                // the element is a closure, since no `closure context` hop follows.
+                if element.hasSuffix(" (closure)"), case .closureContext = graph.shape(of: next) {
+                    element.removeLast(" (closure)".count)
+                }
                 if !hops.isEmpty {
                     hops[hops.count - 1].reference += element
                     referred[referred.count - 1] = next
@@ -137,7 +142,12 @@ struct PathNamer {
         case .array(let index):
             let collection = graph.catalog.collections[index]
             guard let elements = graph.arrayElements(base, size: size, collection: collection) else { return "[?]" }
-            return "[\((offset - elements.lowerBound) / collection.element.stride)]"
+            let position = offset - elements.lowerBound
+            let element = "[\(position / collection.element.stride)]"
+            // The second word of a function value is its context: the closure's captures, or the
+            // one object it captured.
+            return Self.isFunction(collection.element.type) && position % collection.element.stride == 8
+                ? element + " (closure)" : element
         case .dictionary(let index):
             let collection = graph.catalog.collections[index]
             guard let key = collection.key,
@@ -151,6 +161,11 @@ struct PathNamer {
         case .object, .closureContext, .plain, .task, .taskSlab:
             return "+\(offset)"
         }
+    }
+
+    /// Whether `type` is a function type (metadata kind 0x302), whose values are two words.
+    private static func isFunction(_ type: Any.Type) -> Bool {
+        UnsafeRawPointer(bitPattern: unsafeBitCast(type, to: UInt.self))?.load(as: UInt.self) == 0x302
     }
 
     /// A dictionary key as a literal: a `String` (quoted) or an integer; nil for other types.

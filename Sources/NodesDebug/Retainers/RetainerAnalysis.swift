@@ -18,8 +18,9 @@ import Darwin
 /// metadata (strong fields only; arrays up to their count, dictionaries and sets by occupied
 /// bucket), and searches breadth first from every root at once.
 ///
-/// Each call is bounded in time (``Limits/timePerObjectNanos`` per object, at most
-/// ``Limits/timePerBatchNanos``), in objects per call and in objects per process: past a bound,
+/// Each call is bounded in time (``Limits/timePerObjectNanos`` per object, at least
+/// ``Limits/leastTimePerBatchNanos`` and at most ``Limits/timePerBatchNanos``), in objects per
+/// call and in objects per process: past a bound,
 /// results say so (`cutShort`, or ``RetainerVerdict/notAnalyzed`` with a note).
 ///
 /// ```swift
@@ -86,6 +87,10 @@ public final class RetainerAnalysis {
         public var timePerObjectNanos: UInt64 = 50_000_000
         /// The most time one call may take, whatever its number of objects.
         public var timePerBatchNanos: UInt64 = 1_000_000_000
+        /// The time one call may always take, however few its objects: copying and indexing the
+        /// memory comes first, whatever the number of objects, and a debug build of the host
+        /// (where the agent runs by default) does it several times slower than a release build.
+        public var leastTimePerBatchNanos: UInt64 = 250_000_000
         /// The most objects one call explains; the others are not analyzed.
         public var objectsPerBatch = 64
         /// The most objects the analysis explains in the life of the process.
@@ -157,7 +162,8 @@ public final class RetainerAnalysis {
         objectsExplained += batch.count
         var frames: [RetainersFrame] = []
         if !batch.isEmpty {
-            let deadline = start &+ min(limits.timePerBatchNanos, limits.timePerObjectNanos &* UInt64(batch.count))
+            let perObjects = max(limits.leastTimePerBatchNanos, limits.timePerObjectNanos &* UInt64(batch.count))
+            let deadline = start &+ min(limits.timePerBatchNanos, perObjects)
             frames = Self.serial.withLock { _ in
                 analyze(batch, attached: attached, detached: detached, start: start, deadline: deadline)
             }
@@ -264,8 +270,13 @@ public final class RetainerAnalysis {
             var verdict = RetainerVerdict.holder
             if isCycle {
                 verdict = .cycle
-            } else if hops.count == 1, hops[0].holderKind == .global {
+            } else if hops[0].holderKind == .global,
+                hops.dropFirst().allSatisfy({ $0.holderKind == .detachedNodeObject && $0.holderNodeID == target.nodeID })
+            {
+                // The global holds the node itself (its other objects hang from the one it holds):
+                // the node is kept by the global, as a top-level `let app = …` keeps an app.
                 verdict = .global
+                for index in hops.indices { hops[index].isSuspect = index == 0 }
             } else if hops.count == 1, hops[0].holderKind == .stack {
                 verdict = .stack
             }
@@ -285,8 +296,8 @@ public final class RetainerAnalysis {
     ///
     /// In a cycle: a closure's capture if there is one (`[weak self]` cuts it), else the
     /// reference back to the object. On a path from a root: the reference that enters the
-    /// leaking set, moved back past what only carries it (closure contexts, unnamed memory, the
-    /// items of a collection) to the field or element of the owner that keeps it
+    /// leaking set, moved back past what only carries it (closure contexts, unnamed memory,
+    /// collection storage) to the field or element of the object that keeps it
     /// (`Session .listeners[3]`, not the capture of the closure stored there).
     static func markSuspect(
         _ hops: inout [RetainerHop], referred: [Int32], isCycle: Bool, isLeaking: (Int32) -> Bool
@@ -300,9 +311,6 @@ public final class RetainerAnalysis {
             while suspect > 0 {
                 switch hops[suspect].holderKind {
                 case .closureContext, .unknownMemory, .collection:
-                    suspect -= 1
-                    continue
-                case .object where hops[suspect - 1].reference.hasSuffix("]"):
                     suspect -= 1
                     continue
                 default:
