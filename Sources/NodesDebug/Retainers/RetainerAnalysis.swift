@@ -243,6 +243,15 @@ public final class RetainerAnalysis {
             for (position, block) in located.sorted(by: { $0.key < $1.key }) where paths[position] == nil {
                 if let cycle = search.cycle(through: block) { paths[position] = (cycle, true) }
             }
+            let unexplained = Set(located.filter { paths[$0.key] == nil }.map(\.value))
+            if !search.cutShort, !unexplained.isEmpty {
+                let leaking = detachedObjects.filter { !unexplained.contains($0.key) }.sorted { $0.key < $1.key }
+                search.addLeaking(leaking.map { (block: $0.key, nodeID: $0.value) })
+                search.run()
+                for (position, block) in located where paths[position] == nil {
+                    if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
+                }
+            }
             if !search.cutShort, located.contains(where: { paths[$0.key] == nil }) {
                 search.addWords { if case .stack = $0 { true } else { false } }
                 search.run()
@@ -266,7 +275,10 @@ public final class RetainerAnalysis {
                 return frame(for: target, verdict: .unknown, note: "")
             }
             var (hops, referred) = namer.hops(of: path, to: block)
-            Self.markSuspect(&hops, referred: referred, isCycle: isCycle, isLeaking: namer.isDetachedNodeObject)
+            // Kept by another leaking object: what to cut is on that object's own path.
+            if case .leaking? = path.root {} else {
+                Self.markSuspect(&hops, referred: referred, isCycle: isCycle, isLeaking: namer.isDetachedNodeObject)
+            }
             var verdict = RetainerVerdict.holder
             if isCycle {
                 verdict = .cycle

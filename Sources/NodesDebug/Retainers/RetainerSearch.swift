@@ -3,13 +3,17 @@
 ///
 /// Roots are the objects of attached nodes (holders in their own right, where a path starts),
 /// the words of the images' data (globals), and then, only for what neither those nor a cycle
-/// explain, the words of the threads' stacks: a stack keeps dead copies of references that a
-/// finished call left behind, so it is the weakest evidence and is heard last.
+/// explain, the other objects of detached nodes (what a leaked object keeps), and last the words
+/// of the threads' stacks: a stack keeps dead copies of references that a finished call left
+/// behind, so it is the weakest evidence.
 struct RetainerSearch {
     /// Where a path starts.
     enum Root {
         /// An object of an attached node: the block is the first holder.
         case attached(nodeID: UInt64)
+        /// An object of a detached node (leaking itself, or explained otherwise): for an object
+        /// that nothing else explains, the leaking object that keeps it.
+        case leaking(nodeID: UInt64)
         /// A word of an image's data, or of a thread's stack: `address`, in snapshot region `region`.
         case word(address: UInt, region: Int)
     }
@@ -74,6 +78,15 @@ struct RetainerSearch {
     mutating func addAttached(_ objects: [(block: Int32, nodeID: UInt64)]) {
         for (block, nodeID) in objects where flags[Int(block)] & (Self.reached | Self.target) == 0 {
             roots.append(.attached(nodeID: nodeID))
+            reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+        }
+    }
+
+    /// Adds objects of detached nodes as roots, after the searches from the real roots and for
+    /// cycles: a view that its leaked interactor keeps is explained by that interactor.
+    mutating func addLeaking(_ objects: [(block: Int32, nodeID: UInt64)]) {
+        for (block, nodeID) in objects where flags[Int(block)] & (Self.reached | Self.excluded) == 0 {
+            roots.append(.leaking(nodeID: nodeID))
             reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
         }
     }
