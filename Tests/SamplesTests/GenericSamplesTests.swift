@@ -19,6 +19,9 @@ extension SamplesTests {
             let leakPath: [String]
             let leakKind: String
             let leakRoles: [String]
+            /// What holds the object with `chainRole`: the retain cycle, hop by hop (`*` is the suspect).
+            let chainRole: String
+            let chain: String
 
             var testDescription: String { sample }
         }
@@ -33,7 +36,8 @@ extension SamplesTests {
                 ],
                 leakedNode: "2 Router RequestRouter detached [interactor,view]", leakLine: 2,
                 leakPath: ["RootRouter", "LoggedInRouter", "RequestRouter"], leakKind: "Router",
-                leakRoles: ["interactor", "view"]),
+                leakRoles: ["interactor", "view"], chainRole: "interactor",
+                chain: "holder: LoggedInInteractor .profileStream -> ReplayStream<RiderProfile> .observers[0] * -> closure context capture"),
             Expectation(
                 sample: "sample-viper",
                 tree: [
@@ -45,7 +49,8 @@ extension SamplesTests {
                 ],
                 leakedNode: "3 ViperModule ProfileEditModule detached [presenter,interactor,router,view]", leakLine: 5,
                 leakPath: ["AppCoordinator", "HomeCoordinator", "ProfileCoordinator", "ProfileEditModule"],
-                leakKind: "ViperModule", leakRoles: ["interactor", "presenter", "router", "view"]),
+                leakKind: "ViperModule", leakRoles: ["interactor", "presenter", "router", "view"],
+                chainRole: "view", chain: "cycle: ProfileEditViewController .presenter -> ProfileEditPresenter .strongView *"),
             Expectation(
                 sample: "sample-bfg",
                 tree: [
@@ -56,7 +61,8 @@ extension SamplesTests {
                 ],
                 leakedNode: "2 Feature WordDetailsGraph detached [view,viewModel]", leakLine: 3,
                 leakPath: ["AppGraph", "MainWordListGraph", "WordDetailsGraph"], leakKind: "Feature",
-                leakRoles: ["view", "viewModel"]),
+                leakRoles: ["view", "viewModel"], chainRole: "view",
+                chain: "cycle: WordDetailsViewController .viewModel -> WordDetailsViewModel .onChange *"),
             Expectation(
                 sample: "sample-modules",
                 tree: [
@@ -66,7 +72,8 @@ extension SamplesTests {
                 ],
                 leakedNode: "2 Module ProductModule detached [module]", leakLine: 2,
                 leakPath: ["HomeModule", "ProductArrayModule", "ProductModule"], leakKind: "Module",
-                leakRoles: ["module"]),
+                leakRoles: ["module"], chainRole: "module",
+                chain: "cycle: ProductModule .events -> EventStream .handlers[0] -> closure context capture * -> closure context capture"),
         ]
 
         @Test(arguments: expectations.map(\.sample))
@@ -115,7 +122,7 @@ extension SamplesTests {
             #expect(outline(tree) == withGhost)
 
             harness.waitPastGrace()
-            let leaks = try harness.leaks(of: host) { !$0.isEmpty }
+            let leaks = try harness.leaks(of: host, until: everyLeakExplained)
             let leak = try #require(leaks.first)
             #expect(leaks.count == 1)
             #expect(leak.verdict == .leaked)
@@ -123,6 +130,7 @@ extension SamplesTests {
             #expect(leak.kind == expected.leakKind)
             #expect(leak.path == expected.leakPath)
             #expect(aliveRoles(leak) == expected.leakRoles)
+            #expect(chain(leak, role: expected.chainRole) == expected.chain)
             harness.terminate(host)
         }
     }

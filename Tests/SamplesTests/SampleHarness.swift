@@ -92,6 +92,21 @@ func outline(_ view: TreeView) -> [String] {
     }
 }
 
+/// The retainer path of the alive object with `role`, one `holder reference` per hop (` *` marks
+/// the suspect), after the verdict: `cycle: A .b -> B .a *`.
+func chain(_ leak: LeakRecord, role: String) -> String {
+    guard let object = leak.aliveObjects.first(where: { $0.role == role }),
+        let path = leak.retainers.first(where: { $0.objectIndex == object.index })
+    else { return "no path for \(role)" }
+    let hops = path.hops.map { "\($0.holder) \($0.reference)\($0.isSuspect ? " *" : "")" }
+    return "\(path.verdict.rawValue): " + hops.joined(separator: " -> ")
+}
+
+/// Whether the host has explained every alive object of every leak.
+func everyLeakExplained(_ leaks: [LeakRecord]) -> Bool {
+    !leaks.isEmpty && leaks.allSatisfy { $0.retainers.count >= $0.aliveObjects.count }
+}
+
 /// The alive roles of a leak, sorted.
 func aliveRoles(_ leak: LeakRecord) -> [String] {
     leak.aliveObjects.map(\.role).sorted()
