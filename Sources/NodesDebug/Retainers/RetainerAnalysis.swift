@@ -276,8 +276,7 @@ public final class RetainerAnalysis {
             }
             var (hops, referred) = namer.hops(of: path, to: block)
             // Kept by another leaking object: what to cut is on that object's own path.
-            if case .leaking? = path.root {
-            } else {
+            if !path.startsAtLeakingObject {
                 Self.markSuspect(&hops, referred: referred, isCycle: isCycle, isLeaking: namer.isDetachedNodeObject)
             }
             var verdict = RetainerVerdict.holder

@@ -25,6 +25,11 @@ struct RetainerSearch {
         var root: Root?
         var start: Int32
         var edges: [(holder: Int32, offset: Int)]
+
+        /// Whether the path starts at an object of a detached node (``Root/leaking(nodeID:)``).
+        var startsAtLeakingObject: Bool {
+            if case .leaking? = root { true } else { false }
+        }
     }
 
     let graph: HeapGraph
