@@ -1,3 +1,4 @@
+import NodescopeWire
 import Synchronization
 
 /// The generic tracking API: the one place where a node tree is reported, by the Nodes runtime
@@ -296,6 +297,19 @@ public final class NodeTracker: Sendable {
     /// not been explained.
     func oldestUnexplained() -> UInt64? {
         state.withLock { $0.registry.oldestUnexplained() }
+    }
+
+    /// Explains what holds the alive objects of the detached nodes detached at or before
+    /// `detachedBy` (host monotonic nanoseconds), oldest first, as many as one call of `analysis`
+    /// takes: one frame per object. Each node is explained once: a later call skips it.
+    ///
+    /// The agent does this itself, on its own thread, when a node's grace runs out; this is for
+    /// tools, tests and benchmarks. Call it from a thread whose stack holds no reference that
+    /// should count (its own stack is left out of the analysis).
+    public func explainLeaks(detachedBy: UInt64, with analysis: RetainerAnalysis) -> [RetainersFrame] {
+        let query = retainerQuery(detachedBy: detachedBy, maxObjects: analysis.limits.objectsPerBatch)
+        guard !query.targets.isEmpty else { return [] }
+        return analysis.explain(query.targets, attached: query.attached, detached: query.detached)
     }
 
     /// What a retainer analysis needs to explain the detached nodes detached at or before

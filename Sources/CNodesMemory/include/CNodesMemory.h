@@ -28,6 +28,9 @@ long cnm_thread_id(void);
 /// so that references left there by calls that have returned are gone.
 void cnm_scrub_stack(size_t length);
 
+/// Asks the processor to bring the cache line at `address` in (no effect on correctness).
+static inline void cnm_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
+
 /// The Swift runtime's demangler (exported by libswiftCore): returns a malloc'd string, or NULL
 /// when `mangledName` is not a Swift symbol.
 char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *outputBuffer, size_t *outputBufferSize,

@@ -176,11 +176,8 @@ struct AgentWriter {
     /// Explains what holds the alive objects of the nodes whose grace ran out (on this thread:
     /// its own stack is left out of the analysis), one retainers frame per object.
     private mutating func explainLeaks(detachedBy: UInt64) -> AgentLink.Action {
-        let query = tracker.retainerQuery(detachedBy: detachedBy, maxObjects: analysis.limits.objectsPerBatch)
-        if !query.targets.isEmpty {
-            for frame in analysis.explain(query.targets, attached: query.attached, detached: query.detached) {
-                connection?.encode(.retainers(frame))
-            }
+        for frame in tracker.explainLeaks(detachedBy: detachedBy, with: analysis) {
+            connection?.encode(.retainers(frame))
         }
         return link.leaksExplained(oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())
     }

@@ -6,10 +6,17 @@
 /// closure context's, its captures; any other block's, every word. A word is a reference when it
 /// is the start of a block in use. Side tables of weak references are never entered: a weak
 /// reference points at one, and the table points back at its object.
-struct HeapGraph {
+final class HeapGraph {
     let snapshot: MemorySnapshot
     let index: HeapIndex
     let catalog: TypeCatalog
+
+    /// The graph of the blocks of `index`, read with `catalog`.
+    init(snapshot: MemorySnapshot, index: HeapIndex, catalog: TypeCatalog) {
+        self.snapshot = snapshot
+        self.index = index
+        self.catalog = catalog
+    }
 
     /// The number of blocks.
     var count: Int { index.count }
@@ -17,11 +24,7 @@ struct HeapGraph {
     /// The copy of block `block`, and how many of its bytes were copied.
     @inline(__always)
     func contents(of block: Int32) -> (base: UnsafeRawPointer, size: Int) {
-        let area = index.area(of: block)
-        let region = snapshot.regions[area.region]
-        let start = index.starts[Int(block)]
-        let size = min(Int(index.sizes[Int(block)]), Int(region.end - start))
-        return (region.copy + Int(start - region.start), size)
+        index.contents(of: block)
     }
 
     /// The shape of block `block`.
@@ -42,13 +45,16 @@ struct HeapGraph {
         case .plain:
             _ = scan(base, 0..<size, body)
         case .object(let type):
-            let info = catalog.classes[type]
-            if let ranges = info.scanned {
-                for range in ranges where scan(base, range.clamped(to: 0..<size), body) { return }
-            } else if scan(base, 16..<min(info.instanceSize, size), body) {
-                return
+            let plan = catalog.plans[type]
+            if plan.scansAll {
+                if scan(base, 16..<min(plan.instanceSize, size), body) { return }
+            } else {
+                for position in plan.first..<plan.first + plan.count
+                where scan(base, catalog.planRanges[position].clamped(to: 0..<size), body) {
+                    return
+                }
             }
-            if info.scansTail { _ = scan(base, min(info.instanceSize, size)..<size, body) }
+            if plan.scansTail { _ = scan(base, min(plan.instanceSize, size)..<size, body) }
         case .closureContext(let firstCapture):
             _ = scan(base, firstCapture..<size, body)
         case .taskSlab:

@@ -54,6 +54,8 @@ final class MemorySnapshot {
         case tooLarge(bytes: Int, limit: Int)
         /// No memory for the copy.
         case noMemory(bytes: Int)
+        /// The deadline came before the copy was done.
+        case outOfTime(bytes: Int)
     }
 
     /// The regions, by address.
@@ -69,8 +71,8 @@ final class MemorySnapshot {
     private let bufferLength: Int
 
     /// Copies the memory that may hold references, except the calling thread's stack, up to
-    /// `limit` bytes.
-    init(limit: Int) throws(Failure) {
+    /// `limit` bytes, by `deadline` on `clock`.
+    init(limit: Int, deadline: UInt64 = .max, clock: () -> UInt64 = { 0 }) throws(Failure) {
         guard let map = MemoryMap.read() else { throw .noMaps }
         let threads = ThreadList.read()
         let plan = Self.plan(map: map, threads: threads)
@@ -88,6 +90,10 @@ final class MemorySnapshot {
         var offset = 0
         var copied = 0
         for planned in plan {
+            if clock() >= deadline {
+                munmap(mapped, total)
+                throw .outOfTime(bytes: total)
+            }
             let length = Int(planned.end - planned.start)
             let destination = mapped + offset
             offset += length

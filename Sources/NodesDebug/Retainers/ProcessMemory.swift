@@ -70,6 +70,13 @@ enum ProcessMemory {
         }
     }
 
+    /// Asks the processor to bring the memory at `pointer` into its cache: a search that will
+    /// read it soon does not wait for it then.
+    @inline(__always)
+    static func prefetch(_ pointer: UnsafeRawPointer) {
+        cnm_prefetch(pointer)
+    }
+
     /// The calling thread's kernel id.
     static var currentThreadID: Int { Int(cnm_thread_id()) }
 

@@ -112,6 +112,12 @@ public final class RetainerAnalysis {
         public var blocksScanned = 0
         /// How long the call took.
         public var elapsedNanos: UInt64 = 0
+        /// How long the copy took.
+        public var copyNanos: UInt64 = 0
+        /// How long walking the heaps took.
+        public var indexNanos: UInt64 = 0
+        /// How long the searches took.
+        public var searchNanos: UInt64 = 0
         /// Whether a heap could not be walked to its end (changed while it was copied).
         public var heapIncomplete = false
     }
@@ -190,13 +196,18 @@ public final class RetainerAnalysis {
         #if os(Linux)
         let snapshot: MemorySnapshot
         do {
-            snapshot = try MemorySnapshot(limit: limits.snapshotBytes)
+            snapshot = try MemorySnapshot(limit: limits.snapshotBytes, deadline: deadline, clock: clock)
         } catch {
-            return targets.map { frame(for: $0, verdict: .notAnalyzed, note: Self.describe(error)) }
+            let cutShort: Bool
+            if case .outOfTime = error { cutShort = true } else { cutShort = false }
+            let note = Self.describe(error, after: (clock() &- start) / 1_000_000)
+            return targets.map { frame(for: $0, verdict: .notAnalyzed, cutShort: cutShort, note: note) }
         }
+        lastRun.copyNanos = clock() &- start
         catalog.begin(snapshot)
         defer { catalog.end() }
         let index = HeapIndex(snapshot: snapshot)
+        lastRun.indexNanos = clock() &- start &- lastRun.copyNanos
         let graph = HeapGraph(snapshot: snapshot, index: index, catalog: catalog)
         lastRun.bytesCopied = snapshot.bytesCopied
         lastRun.blocks = index.count
@@ -229,7 +240,7 @@ public final class RetainerAnalysis {
             guard block >= 0, detachedObjects[block] == nil else { continue }
             roots.append((block, object.nodeID))
         }
-        var search = RetainerSearch(graph: graph, targets: Array(located.values), deadline: deadline, clock: clock)
+        let search = RetainerSearch(graph: graph, targets: Array(located.values), deadline: deadline, clock: clock)
         search.addAttached(roots)
         search.addWords { if case .imageData = $0 { true } else { false } }
         search.run()
@@ -261,6 +272,7 @@ public final class RetainerAnalysis {
             }
         }
         lastRun.blocksScanned = search.blocksScanned
+        lastRun.searchNanos = clock() &- start &- lastRun.copyNanos &- lastRun.indexNanos
 
         let namer = PathNamer(graph: graph, globals: globals, detachedObjects: detachedObjects)
         let elapsedMilliseconds = (clock() &- start) / 1_000_000
@@ -347,8 +359,10 @@ public final class RetainerAnalysis {
         return catalog.classes[type].name == typeName
     }
 
-    private static func describe(_ failure: MemorySnapshot.Failure) -> String {
+    private static func describe(_ failure: MemorySnapshot.Failure, after milliseconds: UInt64) -> String {
         switch failure {
+        case .outOfTime(let bytes):
+            return "cut short after \(milliseconds) ms, copying \(bytes >> 20) MiB of memory"
         case .noMaps:
             return "analysis not available: /proc/self/maps cannot be read"
         case .readsRefused(let code):

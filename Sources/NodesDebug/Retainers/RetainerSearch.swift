@@ -6,7 +6,7 @@
 /// explain, the other objects of detached nodes (what a leaked object keeps), and last the words
 /// of the threads' stacks: a stack keeps dead copies of references that a finished call left
 /// behind, so it is the weakest evidence.
-struct RetainerSearch {
+final class RetainerSearch {
     /// Where a path starts.
     enum Root {
         /// An object of an attached node: the block is the first holder.
@@ -38,13 +38,14 @@ struct RetainerSearch {
 
     /// Per block: bit 0 reached from a root, bit 1 never entered (a weak reference's side table),
     /// bit 2 a target.
-    private var flags: [UInt8]
-    /// Per block reached: the block that refers to it, or -2 - (its root's index).
-    private var via: [Int32]
-    private var viaOffset: [UInt32]
-    private(set) var roots: [Root] = []
-    private var queue: [Int32] = []
+    private let flags: UnsafeMutableBufferPointer<UInt8>
+    /// Per block reached: the block that refers to it (or -2 - its root's index), and where.
+    private let via: UnsafeMutableBufferPointer<Link>
+    /// The blocks reached, in the order reached (each once).
+    private let queue: UnsafeMutableBufferPointer<Int32>
+    private var queued = 0
     private var head = 0
+    private(set) var roots: [Root] = []
     private var targetsLeft = 0
     /// Whether a search stopped at the deadline.
     private(set) var cutShort = false
@@ -52,9 +53,15 @@ struct RetainerSearch {
     private(set) var blocksScanned = 0
 
     private var cycleStamp: UInt32 = 0
-    private var cycleSeen: [UInt32] = []
-    private var cycleVia: [Int32] = []
-    private var cycleOffset: [UInt32] = []
+    private var cycleSeen: UnsafeMutableBufferPointer<UInt32>?
+    private var cycleVia: UnsafeMutableBufferPointer<Int32>?
+    private var cycleOffset: UnsafeMutableBufferPointer<UInt32>?
+
+    /// A reference that reached a block: its holder and the offset in it.
+    private struct Link {
+        var holder: Int32
+        var offset: UInt32
+    }
 
     private static let reached: UInt8 = 1
     private static let excluded: UInt8 = 2
@@ -65,13 +72,25 @@ struct RetainerSearch {
         self.graph = graph
         self.deadline = deadline
         self.clock = clock
-        flags = [UInt8](repeating: 0, count: graph.count)
-        via = [Int32](repeating: -1, count: graph.count)
-        viaOffset = [UInt32](repeating: 0, count: graph.count)
+        let count = graph.count
+        flags = .allocate(capacity: count)
+        flags.initialize(repeating: 0)
+        via = .allocate(capacity: count)
+        via.initialize(repeating: Link(holder: -1, offset: 0))
+        queue = .allocate(capacity: count)
         for target in targets where flags[Int(target)] & Self.target == 0 {
             flags[Int(target)] |= Self.target
             targetsLeft += 1
         }
+    }
+
+    deinit {
+        flags.deallocate()
+        via.deallocate()
+        queue.deallocate()
+        cycleSeen?.deallocate()
+        cycleVia?.deallocate()
+        cycleOffset?.deallocate()
     }
 
     /// Whether `block` was reached from a root.
@@ -80,7 +99,7 @@ struct RetainerSearch {
     // MARK: From the roots
 
     /// Adds the objects of attached nodes as roots.
-    mutating func addAttached(_ objects: [(block: Int32, nodeID: UInt64)]) {
+    func addAttached(_ objects: [(block: Int32, nodeID: UInt64)]) {
         for (block, nodeID) in objects where flags[Int(block)] & (Self.reached | Self.target) == 0 {
             roots.append(.attached(nodeID: nodeID))
             reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
@@ -89,7 +108,7 @@ struct RetainerSearch {
 
     /// Adds objects of detached nodes as roots, after the searches from the real roots and for
     /// cycles: a view that its leaked interactor keeps is explained by that interactor.
-    mutating func addLeaking(_ objects: [(block: Int32, nodeID: UInt64)]) {
+    func addLeaking(_ objects: [(block: Int32, nodeID: UInt64)]) {
         for (block, nodeID) in objects where flags[Int(block)] & (Self.reached | Self.excluded) == 0 {
             roots.append(.leaking(nodeID: nodeID))
             reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
@@ -97,61 +116,65 @@ struct RetainerSearch {
     }
 
     /// Adds every word of the snapshot's regions that `include` accepts as a root.
-    mutating func addWords(of include: (MemorySnapshot.Kind) -> Bool) {
-        for (index, region) in graph.snapshot.regions.enumerated() where include(region.kind) {
+    func addWords(of include: (MemorySnapshot.Kind) -> Bool) {
+        let index = graph.index
+        for (position, region) in graph.snapshot.regions.enumerated() where include(region.kind) {
             let words = Int(region.end - region.start) / 8
-            var position = 0
-            while position < words {
-                if position & 0xFFFF == 0, clock() >= deadline {
+            var word = 0
+            while word < words {
+                if word & 0xFFFF == 0, clock() >= deadline {
                     cutShort = true
                     return
                 }
-                let word = region.copy.load(fromByteOffset: position * 8, as: UInt.self)
-                if word & 15 == 0 {
-                    let block = graph.index.block(at: word)
+                let value = region.copy.load(fromByteOffset: word * 8, as: UInt.self)
+                if value & 15 == 0 {
+                    let block = index.block(at: value)
                     if block >= 0, flags[Int(block)] & (Self.reached | Self.excluded) == 0 {
-                        if graph.isSideTable(block) {
-                            flags[Int(block)] |= Self.excluded
-                        } else {
-                            roots.append(.word(address: region.start + UInt(position * 8), region: index))
-                            reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
-                        }
+                        roots.append(.word(address: region.start + UInt(word * 8), region: position))
+                        reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
                     }
                 }
-                position += 1
+                word += 1
             }
         }
     }
 
     /// Goes on breadth first until every target is reached, nothing is left, or the deadline.
-    mutating func run() {
+    func run() {
         let graph = self.graph
-        while head < queue.count, targetsLeft > 0 {
-            if head & 63 == 0, clock() >= deadline {
+        let flags = self.flags
+        var scanned = 0
+        defer { blocksScanned += scanned }
+        while head < queued, targetsLeft > 0 {
+            if scanned & 63 == 0, clock() >= deadline {
                 cutShort = true
                 return
             }
             let block = queue[head]
+            // The search is bound by memory: ask for the blocks a few steps ahead now.
+            if head + 8 < queued { graph.index.prefetch(queue[head + 8]) }
             head += 1
-            blocksScanned += 1
+            scanned += 1
+            // A weak reference's side table is reached (a weak reference points at it) but not
+            // entered: it leads to the object without holding it.
+            if graph.isSideTable(block) {
+                flags[Int(block)] |= Self.excluded
+                continue
+            }
             graph.forEachReference(from: block) { offset, target in
-                let state = flags[Int(target)]
-                guard state & (Self.reached | Self.excluded) == 0 else { return false }
-                if graph.isSideTable(target) {
-                    flags[Int(target)] |= Self.excluded
-                    return false
-                }
+                guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { return false }
                 reach(target, from: block, offset: offset)
                 return targetsLeft == 0
             }
         }
     }
 
-    private mutating func reach(_ block: Int32, from holder: Int32, offset: Int) {
+    @inline(__always)
+    private func reach(_ block: Int32, from holder: Int32, offset: Int) {
         flags[Int(block)] |= Self.reached
-        via[Int(block)] = holder
-        viaOffset[Int(block)] = UInt32(clamping: offset)
-        queue.append(block)
+        via[Int(block)] = Link(holder: holder, offset: UInt32(clamping: offset))
+        queue[queued] = block
+        queued += 1
         if flags[Int(block)] & Self.target != 0 { targetsLeft -= 1 }
     }
 
@@ -160,11 +183,11 @@ struct RetainerSearch {
         guard isReached(target) else { return nil }
         var edges: [(holder: Int32, offset: Int)] = []
         var block = target
-        while via[Int(block)] >= 0, edges.count <= graph.count {
-            edges.append((via[Int(block)], Int(viaOffset[Int(block)])))
-            block = via[Int(block)]
+        while via[Int(block)].holder >= 0, edges.count <= graph.count {
+            edges.append((via[Int(block)].holder, Int(via[Int(block)].offset)))
+            block = via[Int(block)].holder
         }
-        let root = roots[Int(-2 - via[Int(block)])]
+        let root = roots[Int(-2 - via[Int(block)].holder)]
         return Path(root: root, start: block, edges: edges.reversed())
     }
 
@@ -172,16 +195,17 @@ struct RetainerSearch {
 
     /// The shortest path from `target` back to itself through blocks that no root reaches, if
     /// there is one (a block a root reaches cannot be on a cycle of an object no root reaches).
-    mutating func cycle(through target: Int32) -> Path? {
-        if cycleSeen.isEmpty {
-            cycleSeen = [UInt32](repeating: 0, count: graph.count)
-            cycleVia = [Int32](repeating: -1, count: graph.count)
-            cycleOffset = [UInt32](repeating: 0, count: graph.count)
-        }
+    func cycle(through target: Int32) -> Path? {
+        let count = graph.count
+        let seen = cycleSeen ?? Self.filled(count, with: 0)
+        let cycleVia = self.cycleVia ?? Self.filled(count, with: -1)
+        let cycleOffset = self.cycleOffset ?? Self.filled(count, with: 0)
+        (cycleSeen, self.cycleVia, self.cycleOffset) = (seen, cycleVia, cycleOffset)
         cycleStamp &+= 1
         let stamp = cycleStamp
         let graph = self.graph
-        cycleSeen[Int(target)] = stamp
+        let flags = self.flags
+        seen[Int(target)] = stamp
         var pending: [Int32] = [target]
         var next = 0
         var closing: (holder: Int32, offset: Int)?
@@ -193,19 +217,16 @@ struct RetainerSearch {
             let block = pending[next]
             next += 1
             blocksScanned += 1
+            if block != target, graph.isSideTable(block) { continue }
             graph.forEachReference(from: block) { offset, referred in
                 if referred == target {
                     closing = (block, offset)
                     return true
                 }
-                guard cycleSeen[Int(referred)] != stamp, flags[Int(referred)] & (Self.reached | Self.excluded) == 0 else {
+                guard seen[Int(referred)] != stamp, flags[Int(referred)] & (Self.reached | Self.excluded) == 0 else {
                     return false
                 }
-                if graph.isSideTable(referred) {
-                    flags[Int(referred)] |= Self.excluded
-                    return false
-                }
-                cycleSeen[Int(referred)] = stamp
+                seen[Int(referred)] = stamp
                 cycleVia[Int(referred)] = block
                 cycleOffset[Int(referred)] = UInt32(clamping: offset)
                 pending.append(referred)
@@ -215,10 +236,16 @@ struct RetainerSearch {
         guard let closing else { return nil }
         var edges = [closing]
         var block = closing.holder
-        while block != target, edges.count <= graph.count {
+        while block != target, edges.count <= count {
             edges.append((cycleVia[Int(block)], Int(cycleOffset[Int(block)])))
             block = cycleVia[Int(block)]
         }
         return Path(root: nil, start: target, edges: edges.reversed())
+    }
+
+    private static func filled<Element>(_ count: Int, with value: Element) -> UnsafeMutableBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: count)
+        buffer.initialize(repeating: value)
+        return buffer
     }
 }

@@ -52,6 +52,18 @@ final class TypeCatalog {
         var scansTail: Bool
     }
 
+    /// What the search needs of a class, in plain values (read for every object it scans).
+    struct ClassPlan {
+        var instanceSize: Int
+        /// Every word after the header (the fields are not known).
+        var scansAll: Bool
+        /// Whether elements follow the instance (a `ManagedBuffer`).
+        var scansTail: Bool
+        /// The ranges to scan: ``planRanges``[first..<first + count].
+        var first: Int
+        var count: Int
+    }
+
     /// The element types of a collection storage.
     struct CollectionInfo {
         /// The storage class (for its name and size).
@@ -72,11 +84,17 @@ final class TypeCatalog {
     }
 
     private(set) var classes: [ClassInfo] = []
+    /// ``classes``' plans, by the same index.
+    private(set) var plans: [ClassPlan] = []
+    /// The byte ranges of every plan.
+    private(set) var planRanges: [Range<Int>] = []
     private(set) var collections: [CollectionInfo] = []
     /// Shapes by metadata address, kept across analyses.
     private var shapes: [UInt: Shape] = [:]
     /// Metadata found wrong during the current analysis.
     private var rejected: Set<UInt> = []
+    /// The shapes of the metadata met last, by a hash of their address.
+    private var recent = [(isa: UInt, shape: Shape)](repeating: (0, .plain), count: 1_024)
     /// Class metadata validated, across analyses.
     private var validClasses: Set<UInt> = []
 
@@ -92,6 +110,7 @@ final class TypeCatalog {
         self.snapshot = snapshot
         map = snapshot.map
         rejected.removeAll(keepingCapacity: true)
+        for slot in recent.indices { recent[slot] = (0, .plain) }
     }
 
     /// Ends an analysis: the snapshot goes.
@@ -100,27 +119,35 @@ final class TypeCatalog {
     }
 
     /// The shape of a block whose first word is `isa` and whose usable size is `size`.
+    @inline(__always)
     func shape(isa: UInt, blockSize: Int) -> Shape {
+        let slot = Int(truncatingIfNeeded: (isa >> 3) ^ (isa >> 13)) & 1_023
         let shape: Shape
-        if let known = shapes[isa] {
-            shape = known
+        if recent[slot].isa == isa {
+            shape = recent[slot].shape
         } else {
-            guard !rejected.contains(isa) else { return .plain }
-            guard let found = inspect(isa) else {
-                rejected.insert(isa)
-                return .plain
-            }
-            shapes[isa] = found
-            shape = found
+            shape = lookUp(isa)
+            recent[slot] = (isa, shape)
         }
         switch shape {
-        case .object(let index): return classes[index].instanceSize <= blockSize ? shape : .plain
+        case .object(let index): return plans[index].instanceSize <= blockSize ? shape : .plain
         case .array(let index), .dictionary(let index), .set(let index):
-            return classes[collections[index].storage].instanceSize <= blockSize ? shape : .plain
+            return plans[collections[index].storage].instanceSize <= blockSize ? shape : .plain
         case .closureContext(let first): return first < blockSize ? shape : .plain
         case .taskSlab: return blockSize >= 32 ? shape : .plain
         case .plain, .task: return shape
         }
+    }
+
+    private func lookUp(_ isa: UInt) -> Shape {
+        if let known = shapes[isa] { return known }
+        guard !rejected.contains(isa) else { return .plain }
+        guard let found = inspect(isa) else {
+            rejected.insert(isa)
+            return .plain
+        }
+        shapes[isa] = found
+        return found
     }
 
     // MARK: Inspecting metadata
@@ -303,6 +330,12 @@ final class TypeCatalog {
             }
             superclass = word(superclass + 8) ?? 0
         }
+        let first = planRanges.count
+        planRanges += scanned ?? []
+        plans.append(
+            ClassPlan(
+                instanceSize: instanceSize, scansAll: scanned == nil, scansTail: scansTail, first: first,
+                count: planRanges.count - first))
         classes.append(
             ClassInfo(
                 name: _typeName(type, qualified: false), instanceSize: instanceSize, scanned: scanned,
