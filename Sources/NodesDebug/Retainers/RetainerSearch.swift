@@ -3,8 +3,9 @@
 ///
 /// Roots are the objects of attached nodes (holders in their own right, where a path starts),
 /// the words of the images' data (globals), and then, only for what neither those nor a cycle
-/// explain, the words of the threads' stacks: a stack keeps dead copies of references that a
-/// finished call left behind, so it is the weakest evidence and is heard last.
+/// explain, the words of the threads' stacks and the frames of async tasks: a stack keeps dead
+/// copies of references that a finished call left behind (and a frame's slots, before they are
+/// set, what an earlier frame left there), so they are the weakest evidence and are heard last.
 final class RetainerSearch {
     /// Where a path starts.
     enum Root {
@@ -12,6 +13,9 @@ final class RetainerSearch {
         case attached(nodeID: UInt64)
         /// A word of an image's data, or of a thread's stack: `address`, in snapshot region `region`.
         case word(address: UInt, region: Int)
+        /// An object on a cycle (block `block`): not a root, but what holds the objects that only
+        /// the cycle keeps.
+        case cycleMember(block: Int32)
     }
 
     /// A path as the search found it: where it starts (nil for a cycle, which starts at the
@@ -36,6 +40,9 @@ final class RetainerSearch {
     private let queue: UnsafeMutableBufferPointer<Int32>
     private var queued = 0
     private var head = 0
+    /// Whether the frames of async tasks are entered; until then they wait in `deferred`.
+    private var entersTasks = false
+    private var deferred: [Int32] = []
     private(set) var roots: [Root] = []
     private var targetsLeft = 0
     /// Whether a search stopped at the deadline.
@@ -97,6 +104,27 @@ final class RetainerSearch {
         }
     }
 
+    /// From now on, enters the frames of async tasks, those met so far first.
+    func enterTasks() {
+        entersTasks = true
+        for block in deferred {
+            graph.forEachReference(from: block) { offset, target in
+                guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { return false }
+                reach(target, from: block, offset: offset)
+                return false
+            }
+        }
+        deferred.removeAll()
+    }
+
+    /// Adds objects on cycles as the starts of paths to what only they keep.
+    func addCycleMembers(_ blocks: [Int32]) {
+        for block in blocks where flags[Int(block)] & Self.reached == 0 {
+            roots.append(.cycleMember(block: block))
+            reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+        }
+    }
+
     /// Adds every word of the snapshot's regions that `include` accepts as a root.
     func addWords(of include: (MemorySnapshot.Kind) -> Bool) {
         let index = graph.index
@@ -141,6 +169,10 @@ final class RetainerSearch {
             // entered: it leads to the object without holding it.
             if graph.isSideTable(block) {
                 flags[Int(block)] |= Self.excluded
+                continue
+            }
+            if !entersTasks, graph.isTask(block) {
+                deferred.append(block)
                 continue
             }
             graph.forEachReference(from: block) { offset, target in
@@ -199,7 +231,7 @@ final class RetainerSearch {
             let block = pending[next]
             next += 1
             blocksScanned += 1
-            if block != target, graph.isSideTable(block) { continue }
+            if block != target, graph.isSideTable(block) || graph.isTask(block) { continue }
             graph.forEachReference(from: block) { offset, referred in
                 if referred == target {
                     closing = (block, offset)
