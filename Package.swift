@@ -147,7 +147,10 @@ let package = Package(
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),
         .testTarget(
             name: "NodescopeAgentTests",
-            dependencies: ["NodesDebug", "NodescopeWire", "NodesTesting", "ProcessTestSupport", "test-host", "test-listener"]),
+            dependencies: [
+                "NodesDebug", "NodescopeWire", "NodesTesting", "ProcessTestSupport", "test-host", "test-listener", "sample-nodes",
+                "sample-ribs", "sample-viper", "sample-bfg", "sample-modules",
+            ]),
         .testTarget(
             name: "NodescopeEndToEndTests",
             dependencies: [

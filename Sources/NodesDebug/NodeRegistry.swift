@@ -12,11 +12,41 @@ struct NodeRegistry {
         var role: ObjectRole
         var typeName: String
         var isAlive: Bool
+        /// How the object's release is learned, and where it is (one enum: the address costs
+        /// nothing more than the weak reference already did).
+        private var watch: Watch
+
+        init(role: ObjectRole, typeName: String, isAlive: Bool, weak: WeakReference?, address: ObfuscatedAddress) {
+            self.role = role
+            self.typeName = typeName
+            self.isAlive = isAlive
+            self.watch = weak.map(Watch.weak) ?? .reporting(address)
+        }
+
         /// Set for objects that cannot report their own release; polled after detach.
-        var weak: WeakReference?
+        var weak: WeakReference? {
+            get {
+                if case .weak(let reference) = watch { return reference }
+                return nil
+            }
+            set { watch = newValue.map(Watch.weak) ?? .reporting(address) }
+        }
+
         /// Where the object is, for the retainer analysis (never a reference: see
         /// ``ObfuscatedAddress``).
-        var address: ObfuscatedAddress
+        var address: ObfuscatedAddress {
+            switch watch {
+            case .weak(let reference): reference.address
+            case .reporting(let address): address
+            }
+        }
+
+        private enum Watch {
+            /// Watched through a weak reference (which knows the address).
+            case weak(WeakReference)
+            /// It reports its own release (or has been released).
+            case reporting(ObfuscatedAddress)
+        }
     }
 
     struct Record {

@@ -25,7 +25,7 @@ struct LeakWaysTests {
             ], 1
         ),
         "WaysFlow/WayFlow<ClosureContext>": (
-            "holder", [Hop(kind: "attachedNodeObject", holder: "WaysContext", reference: ".callbacks[0] (closure)")], 0
+            "holder", [Hop(kind: "attachedNodeObject", holder: "WaysContext", reference: ".callbacks[0]")], 0
         ),
         "WaysFlow/WayFlow<DictionaryContext>": (
             "holder", [Hop(kind: "attachedNodeObject", holder: "WaysContext", reference: ".cache[\"profile\"]")], 0

@@ -39,6 +39,21 @@ struct RetainerAnalysisTests {
         withExtendedLifetime((front, back)) {}
     }
 
+    @Test func aCycleThroughAStoredClosureBlamesTheClosure() throws {
+        let view = CallbackView()
+        let model = CallbackModel()
+        view.model = model
+        model.onChange = { text in view.text = text }
+        let frames = analysis().explain(
+            [RetainerAnalysis.Target(model, nodeID: 8, objectIndex: 0), RetainerAnalysis.Target(view, nodeID: 8, objectIndex: 1)],
+            attached: [], detached: [])
+        try #require(frames.count == 2)
+        #expect(frames.map(\.verdict) == [.cycle, .cycle])
+        #expect(lines(frames[0]) == ["CallbackModel .onChange *", "CallbackView .model"])
+        #expect(lines(frames[1]) == ["CallbackView .model", "CallbackModel .onChange *"])
+        withExtendedLifetime((view, model)) {}
+    }
+
     @Test func aClosureInAnArrayOfAnAttachedObjectIsNamedByElementAndCapture() throws {
         let owner = ListenerList()
         let context = ListeningContext()

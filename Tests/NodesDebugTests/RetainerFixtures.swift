@@ -72,11 +72,13 @@ final class StackHolderThread: @unchecked Sendable {
     // Unchecked: the pthread handle is touched only by the test's thread.
     /// The payload's address and type name, once the thread has made it.
     let published = Mutex<(address: ObfuscatedAddress, typeName: String)?>(nil)
-    private let letGo = Atomic<Bool>(false)
+    /// The thread blocks reading this pipe (so that its stack pointer is known) until `stop`.
+    private var gate: [Int32] = [-1, -1]
     private var thread = pthread_t()
 
     /// Starts the thread.
     func start() {
+        pipe(&gate)
         let argument = Unmanaged.passRetained(self).toOpaque()
         pthread_create(
             &thread, nil,
@@ -97,8 +99,11 @@ final class StackHolderThread: @unchecked Sendable {
 
     /// Lets the thread end, and joins it.
     func stop() {
-        letGo.store(true, ordering: .releasing)
+        var byte: UInt8 = 1
+        _ = write(gate[1], &byte, 1)
         pthread_join(thread, nil)
+        close(gate[0])
+        close(gate[1])
     }
 
     @inline(never)
@@ -111,8 +116,20 @@ final class StackHolderThread: @unchecked Sendable {
         let payload = StackPayload()
         published.withLock { $0 = (ObfuscatedAddress(payload), String(describing: type(of: payload))) }
         withExtendedLifetime(payload) {
-            // Blocked in a system call most of the time, so that its stack pointer is known.
-            while !letGo.load(ordering: .acquiring) { usleep(2_000) }
+            var byte: UInt8 = 0
+            _ = read(gate[0], &byte, 1)
         }
     }
+}
+
+/// A view that keeps its view model, whose callback keeps the view: a cycle through a closure
+/// whose only capture is the view (so its context is the view itself).
+final class CallbackView {
+    var model: CallbackModel?
+    var text = ""
+}
+
+/// The view model of ``CallbackView``.
+final class CallbackModel {
+    var onChange: ((String) -> Void)?
 }

@@ -37,7 +37,7 @@ extension SamplesTests {
             LeakCase(
                 kind: "worker", path: ["AppFlow", "LoggedInFlow", "SettingsFlow"], roles: ["context", "view", "worker"],
                 role: "worker",
-                chain: "holder: SettingsSyncWorker .ticker -> Ticker .timers[0] -> Timer .block * -> closure context capture"),
+                chain: "holder: SettingsSyncWorker .ticker -> Ticker .timers[0] * -> Timer .block -> closure context capture"),
             // The observation's closure sits in the feed state's observers: the cancellable that
             // would remove it is in `Session.cancellables`, where nothing cancels it.
             LeakCase(

@@ -116,6 +116,14 @@ final class HeapGraph {
         return nil
     }
 
+    /// Whether `block` is an async task or a slab of its frames.
+    func isTask(_ block: Int32) -> Bool {
+        switch shape(of: block) {
+        case .task, .taskSlab: true
+        default: false
+        }
+    }
+
     /// Whether `block` is the side table of a weak reference: its first word is an object whose
     /// reference count word marks a side table at this block.
     func isSideTable(_ block: Int32) -> Bool {

@@ -13,13 +13,16 @@ struct PathNamer {
     /// ever the first holder of a path, which its root names.)
     let detachedObjects: [Int32: UInt64]
 
-    /// The hops of `path` to `target`, and what each hop refers to (a block).
-    func hops(of path: RetainerSearch.Path, to target: Int32) -> (hops: [RetainerHop], referred: [Int32]) {
+    /// The hops of `path` to `target`, what each hop refers to (a block), and whether each goes
+    /// through a closure (a capture, or a stored closure whose context is the object itself).
+    func hops(of path: RetainerSearch.Path, to target: Int32) -> (hops: [RetainerHop], referred: [Int32], closures: [Bool]) {
         var hops: [RetainerHop] = []
         var referred: [Int32] = []
+        var closures: [Bool] = []
         if case .word(let address, let region)? = path.root {
             hops.append(rootHop(address: address, region: region))
             referred.append(path.start)
+            closures.append(false)
         }
         var attachedNodeID: UInt64?
         if case .attached(let nodeID)? = path.root { attachedNodeID = nodeID }
@@ -28,18 +31,16 @@ struct PathNamer {
             let shape = graph.shape(of: edge.holder)
             switch shape {
             case .array, .dictionary, .set:
-                var element = elementReference(in: edge.holder, at: edge.offset, shape: shape)
-                // A closure that captured one object has that object as its context: say that
-                // the element is a closure, since no `closure context` hop follows.
-                if element.hasSuffix(" (closure)"), case .closureContext = graph.shape(of: next) {
-                    element.removeLast(" (closure)".count)
-                }
+                let element = elementReference(in: edge.holder, at: edge.offset, shape: shape)
+                let closure = isClosure(in: edge.holder, at: edge.offset, shape: shape)
                 if !hops.isEmpty {
                     hops[hops.count - 1].reference += element
                     referred[referred.count - 1] = next
+                    closures[closures.count - 1] = closure
                     continue
                 }
                 hops.append(holderHop(edge.holder, shape: shape, reference: element))
+                closures.append(closure)
             case .object, .closureContext, .plain, .taskSlab, .task:
                 var hop = holderHop(edge.holder, shape: shape, reference: reference(in: edge.holder, at: edge.offset, shape: shape))
                 if position == 0, let attachedNodeID {
@@ -47,10 +48,11 @@ struct PathNamer {
                     hop.holderNodeID = attachedNodeID
                 }
                 hops.append(hop)
+                closures.append(isClosure(in: edge.holder, at: edge.offset, shape: shape))
             }
             referred.append(next)
         }
-        return (hops, referred)
+        return (hops, referred, closures)
     }
 
     /// Whether `block` is an object of a detached node (a member of the leaking set).
@@ -114,6 +116,39 @@ struct PathNamer {
         }
     }
 
+    /// Whether the reference at `offset` of `block` is a closure's: a capture, or the context of
+    /// a stored closure (a field, an element or a dictionary value of a function type).
+    private func isClosure(in block: Int32, at offset: Int, shape: TypeCatalog.Shape) -> Bool {
+        switch shape {
+        case .closureContext:
+            return true
+        case .object(let index):
+            let fields = graph.catalog.classes[index].fields
+            guard let field = fields.last(where: { $0.offset <= offset && offset < $0.offset &+ max($0.size, 8) }) else {
+                return false
+            }
+            return isFunction(field.type)
+        case .array(let index), .set(let index):
+            return isFunction(graph.catalog.collections[index].element.type)
+        case .dictionary(let index):
+            return isFunction(graph.catalog.collections[index].element.type)
+        case .plain, .task, .taskSlab:
+            return false
+        }
+    }
+
+    /// A function type, or an optional one.
+    private func isFunction(_ type: Any.Type) -> Bool {
+        // Metadata the runtime made during the analysis (for the fields' types) is not in the
+        // maps read before it: read directly (safely).
+        let metadata = unsafeBitCast(type, to: UInt.self)
+        switch ProcessMemory.word(at: metadata) {
+        case 0x302: return true
+        case 0x202: return ProcessMemory.word(at: metadata + 16).map { ProcessMemory.word(at: $0) == 0x302 } ?? false
+        default: return false
+        }
+    }
+
     /// `.name` of the field that covers `offset` (and of a field of a struct inside it).
     private func fieldName(_ fields: [TypeCatalog.Field], at offset: Int, depth: Int) -> String? {
         guard let field = fields.last(where: { $0.offset <= offset && offset < $0.offset &+ max($0.size, 8) }) else {
@@ -132,7 +167,7 @@ struct PathNamer {
 
     /// A struct of the program (not of the standard library, whose insides say nothing).
     private func isUserStruct(_ type: Any.Type) -> Bool {
-        guard graph.catalog.word(unsafeBitCast(type, to: UInt.self)) == 0x200 else { return false }
+        guard ProcessMemory.word(at: unsafeBitCast(type, to: UInt.self)) == 0x200 else { return false }
         return !_typeName(type, qualified: true).hasPrefix("Swift.")
     }
 
@@ -142,12 +177,7 @@ struct PathNamer {
         case .array(let index):
             let collection = graph.catalog.collections[index]
             guard let elements = graph.arrayElements(base, size: size, collection: collection) else { return "[?]" }
-            let position = offset - elements.lowerBound
-            let element = "[\(position / collection.element.stride)]"
-            // The second word of a function value is its context: the closure's captures, or the
-            // one object it captured.
-            return Self.isFunction(collection.element.type) && position % collection.element.stride == 8
-                ? element + " (closure)" : element
+            return "[\((offset - elements.lowerBound) / collection.element.stride)]"
         case .dictionary(let index):
             let collection = graph.catalog.collections[index]
             guard let key = collection.key,
@@ -161,11 +191,6 @@ struct PathNamer {
         case .object, .closureContext, .plain, .task, .taskSlab:
             return "+\(offset)"
         }
-    }
-
-    /// Whether `type` is a function type (metadata kind 0x302), whose values are two words.
-    private static func isFunction(_ type: Any.Type) -> Bool {
-        UnsafeRawPointer(bitPattern: unsafeBitCast(type, to: UInt.self))?.load(as: UInt.self) == 0x302
     }
 
     /// A dictionary key as a literal: a `String` (quoted) or an integer; nil for other types.

@@ -250,20 +250,24 @@ public final class RetainerAnalysis {
         for (position, block) in located {
             if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
         }
+        var cycleMembers: [Int32: Int] = [:]
         if !rootedCutShort {
             for (position, block) in located.sorted(by: { $0.key < $1.key }) where paths[position] == nil {
-                if let cycle = search.cycle(through: block) { paths[position] = (cycle, true) }
+                guard let cycle = search.cycle(through: block) else { continue }
+                paths[position] = (cycle, true)
+                cycleMembers[block] = position
             }
-            let unexplained = Set(located.filter { paths[$0.key] == nil }.map(\.value))
-            if !search.cutShort, !unexplained.isEmpty {
-                let leaking = detachedObjects.filter { !unexplained.contains($0.key) }.sorted { $0.key < $1.key }
-                search.addLeaking(leaking.map { (block: $0.key, nodeID: $0.value) })
+            // An object that is on no cycle itself but that a cycle holds (the router of an
+            // interactor in a cycle): reached from the objects on cycles.
+            if !search.cutShort, !cycleMembers.isEmpty, located.contains(where: { paths[$0.key] == nil }) {
+                search.addCycleMembers(cycleMembers.keys.sorted())
                 search.run()
                 for (position, block) in located where paths[position] == nil {
                     if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
                 }
             }
             if !search.cutShort, located.contains(where: { paths[$0.key] == nil }) {
+                search.enterTasks()
                 search.addWords { if case .stack = $0 { true } else { false } }
                 search.run()
                 for (position, block) in located where paths[position] == nil {
@@ -276,9 +280,24 @@ public final class RetainerAnalysis {
 
         let namer = PathNamer(graph: graph, globals: globals, detachedObjects: detachedObjects)
         let elapsedMilliseconds = (clock() &- start) / 1_000_000
+        var named: [Int: [RetainerHop]] = [:]
+        func hops(at position: Int) -> [RetainerHop] {
+            if let known = named[position] { return known }
+            guard let block = located[position], let (path, isCycle) = paths[position] else { return [] }
+            var (hops, referred, closures) = namer.hops(of: path, to: block)
+            if case .cycleMember(let member)? = path.root, let cycle = cycleMembers[member].map(hops(at:)) {
+                // The cycle that holds it, then the way from there (the suspect is the cycle's).
+                hops = cycle + hops
+            } else {
+                Self.markSuspect(
+                    &hops, referred: referred, closures: closures, isCycle: isCycle, isLeaking: namer.isDetachedNodeObject)
+            }
+            named[position] = hops
+            return hops
+        }
         return targets.enumerated().map { position, target in
             if let problem = problems[position] { return frame(for: target, verdict: .notAnalyzed, note: problem) }
-            guard let block = located[position] else { return frame(for: target, verdict: .notAnalyzed, note: "") }
+            guard located[position] != nil else { return frame(for: target, verdict: .notAnalyzed, note: "") }
             guard let (path, isCycle) = paths[position] else {
                 if search.cutShort {
                     return frame(
@@ -286,14 +305,13 @@ public final class RetainerAnalysis {
                 }
                 return frame(for: target, verdict: .unknown, note: "")
             }
-            var (hops, referred) = namer.hops(of: path, to: block)
-            // Kept by another leaking object: what to cut is on that object's own path.
-            if !path.startsAtLeakingObject {
-                Self.markSuspect(&hops, referred: referred, isCycle: isCycle, isLeaking: namer.isDetachedNodeObject)
-            }
+            var hops = hops(at: position)
             var verdict = RetainerVerdict.holder
+            var note = ""
             if isCycle {
                 verdict = .cycle
+            } else if case .cycleMember = path.root {
+                note = "held by a retain cycle through \(hops.first?.holder ?? "another object")"
             } else if hops[0].holderKind == .global,
                 hops.dropFirst().allSatisfy({ $0.holderKind == .detachedNodeObject && $0.holderNodeID == target.nodeID })
             {
@@ -304,7 +322,6 @@ public final class RetainerAnalysis {
             } else if hops.count == 1, hops[0].holderKind == .stack {
                 verdict = .stack
             }
-            var note = ""
             if hops.count > RetainersFrame.maxHops {
                 note = "\(hops.count - RetainersFrame.maxHops) hops after the first left out"
                 hops = [hops[0]] + hops.suffix(RetainersFrame.maxHops - 1)
@@ -318,23 +335,28 @@ public final class RetainerAnalysis {
 
     /// Marks the reference a developer most likely has to cut.
     ///
-    /// In a cycle: a closure's capture if there is one (`[weak self]` cuts it), else the
-    /// reference back to the object. On a path from a root: the reference that enters the
-    /// leaking set, moved back past what only carries it (closure contexts, unnamed memory,
-    /// collection storage) to the field or element of the object that keeps it
-    /// (`Session .listeners[3]`, not the capture of the closure stored there).
+    /// In a cycle: the first reference through a closure if there is one (a capture, or a stored
+    /// closure whose context is the object: `[weak self]` cuts it), else the reference back to
+    /// the object. On a path from a root: the reference that enters the
+    /// leaking set, moved back past what only carries it (closure contexts, unnamed memory, the
+    /// items of an array or a set) to the field or element of the owner that keeps it
+    /// (`Session .listeners[3]`, not the capture of the closure stored there; `Ticker .timers[0]`,
+    /// not the block of the timer stored there).
     static func markSuspect(
-        _ hops: inout [RetainerHop], referred: [Int32], isCycle: Bool, isLeaking: (Int32) -> Bool
+        _ hops: inout [RetainerHop], referred: [Int32], closures: [Bool], isCycle: Bool, isLeaking: (Int32) -> Bool
     ) {
         guard !hops.isEmpty else { return }
         var suspect: Int
         if isCycle {
-            suspect = hops.firstIndex { $0.reference == "capture" } ?? hops.count - 1
+            suspect = closures.firstIndex(of: true) ?? hops.count - 1
         } else {
             suspect = referred.firstIndex(where: isLeaking) ?? hops.count - 1
             while suspect > 0 {
                 switch hops[suspect].holderKind {
                 case .closureContext, .unknownMemory, .collection:
+                    suspect -= 1
+                    continue
+                case .object where Self.isItem(hops[suspect - 1].reference):
                     suspect -= 1
                     continue
                 default:
@@ -344,6 +366,15 @@ public final class RetainerAnalysis {
             }
         }
         hops[suspect].isSuspect = true
+    }
+
+    /// Whether a reference is an element of an array or a set: what it leads to is an item (a
+    /// timer, a cancellable) that the collection's owner keeps, rather than a service kept by
+    /// name (a dictionary value).
+    private static func isItem(_ reference: String) -> Bool {
+        guard reference.hasSuffix("]"), let open = reference.lastIndex(of: "[") else { return false }
+        let element = reference[reference.index(after: open)..<reference.index(before: reference.endIndex)]
+        return element == "element" || (!element.isEmpty && element.allSatisfy(\.isNumber))
     }
 
     private func frame(

@@ -3,19 +3,19 @@
 ///
 /// Roots are the objects of attached nodes (holders in their own right, where a path starts),
 /// the words of the images' data (globals), and then, only for what neither those nor a cycle
-/// explain, the other objects of detached nodes (what a leaked object keeps), and last the words
-/// of the threads' stacks: a stack keeps dead copies of references that a finished call left
-/// behind, so it is the weakest evidence.
+/// explain, the words of the threads' stacks and the frames of async tasks: a stack keeps dead
+/// copies of references that a finished call left behind (and a frame's slots, before they are
+/// set, what an earlier frame left there), so they are the weakest evidence and are heard last.
 final class RetainerSearch {
     /// Where a path starts.
     enum Root {
         /// An object of an attached node: the block is the first holder.
         case attached(nodeID: UInt64)
-        /// An object of a detached node (leaking itself, or explained otherwise): for an object
-        /// that nothing else explains, the leaking object that keeps it.
-        case leaking(nodeID: UInt64)
         /// A word of an image's data, or of a thread's stack: `address`, in snapshot region `region`.
         case word(address: UInt, region: Int)
+        /// An object on a cycle (block `block`): not a root, but what holds the objects that only
+        /// the cycle keeps.
+        case cycleMember(block: Int32)
     }
 
     /// A path as the search found it: where it starts (nil for a cycle, which starts at the
@@ -25,11 +25,6 @@ final class RetainerSearch {
         var root: Root?
         var start: Int32
         var edges: [(holder: Int32, offset: Int)]
-
-        /// Whether the path starts at an object of a detached node (``Root/leaking(nodeID:)``).
-        var startsAtLeakingObject: Bool {
-            if case .leaking? = root { true } else { false }
-        }
     }
 
     let graph: HeapGraph
@@ -45,6 +40,9 @@ final class RetainerSearch {
     private let queue: UnsafeMutableBufferPointer<Int32>
     private var queued = 0
     private var head = 0
+    /// Whether the frames of async tasks are entered; until then they wait in `deferred`.
+    private var entersTasks = false
+    private var deferred: [Int32] = []
     private(set) var roots: [Root] = []
     private var targetsLeft = 0
     /// Whether a search stopped at the deadline.
@@ -106,11 +104,23 @@ final class RetainerSearch {
         }
     }
 
-    /// Adds objects of detached nodes as roots, after the searches from the real roots and for
-    /// cycles: a view that its leaked interactor keeps is explained by that interactor.
-    func addLeaking(_ objects: [(block: Int32, nodeID: UInt64)]) {
-        for (block, nodeID) in objects where flags[Int(block)] & (Self.reached | Self.excluded) == 0 {
-            roots.append(.leaking(nodeID: nodeID))
+    /// From now on, enters the frames of async tasks, those met so far first.
+    func enterTasks() {
+        entersTasks = true
+        for block in deferred {
+            graph.forEachReference(from: block) { offset, target in
+                guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { return false }
+                reach(target, from: block, offset: offset)
+                return false
+            }
+        }
+        deferred.removeAll()
+    }
+
+    /// Adds objects on cycles as the starts of paths to what only they keep.
+    func addCycleMembers(_ blocks: [Int32]) {
+        for block in blocks where flags[Int(block)] & Self.reached == 0 {
+            roots.append(.cycleMember(block: block))
             reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
         }
     }
@@ -159,6 +169,10 @@ final class RetainerSearch {
             // entered: it leads to the object without holding it.
             if graph.isSideTable(block) {
                 flags[Int(block)] |= Self.excluded
+                continue
+            }
+            if !entersTasks, graph.isTask(block) {
+                deferred.append(block)
                 continue
             }
             graph.forEachReference(from: block) { offset, target in
@@ -217,7 +231,7 @@ final class RetainerSearch {
             let block = pending[next]
             next += 1
             blocksScanned += 1
-            if block != target, graph.isSideTable(block) { continue }
+            if block != target, graph.isSideTable(block) || graph.isTask(block) { continue }
             graph.forEachReference(from: block) { offset, referred in
                 if referred == target {
                     closing = (block, offset)

@@ -321,11 +321,14 @@ final class TypeCatalog {
             }
             scanned = ranges
         }
+        // A ManagedBuffer's elements follow the instance: scanned when their type may hold a
+        // reference (its second generic argument).
         var scansTail = false
         var superclass = word(metadata + 8) ?? 0
         while superclass != 0 {
             if _typeName(unsafeBitCast(superclass, to: Any.Type.self), qualified: true).hasPrefix("Swift.ManagedBuffer<") {
-                scansTail = true
+                let arguments = genericArguments(of: superclass)
+                scansTail = arguments.count < 2 || Self.mayHoldReferences(arguments[1])
                 break
             }
             superclass = word(superclass + 8) ?? 0
