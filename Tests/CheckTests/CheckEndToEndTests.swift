@@ -24,8 +24,14 @@ struct CheckEndToEndTests {
         report["leaks"] as? [[String: Any]] ?? []
     }
 
-    /// The fingerprint of test-host exit-after-detach's leak: Root/Leak with its context and worker alive.
-    private let leakFingerprint = LeakFingerprint.fingerprint(path: ["Root", "Leak"], aliveRoles: ["context", "worker"])
+    /// The fingerprint of test-host exit-after-detach's leak: Root/Leak with its context and worker
+    /// alive, each held through the global array `leakedContexts` (its suspect hop, the element's
+    /// index left out).
+    private let leakFingerprint = String(
+        format: "%016llx",
+        LeakFingerprint.fnv1a64(
+            "Root/Leak|context,worker|context=holder:test_host.leakedContexts:[],worker=holder:test_host.leakedContexts:[]"
+                .utf8))
 
     // MARK: 1. A sample with and without an injected leak
 
@@ -222,7 +228,11 @@ struct CheckEndToEndTests {
         parser.delegate = elements
         #expect(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
         #expect(elements.names.contains("testsuite"))
-        #expect(elements.failures == ["leaked: alive context HostContext, worker HostWorker; fingerprint \(leakFingerprint)"])
+        #expect(
+            elements.failures == [
+                "leaked: alive context HostContext, worker HostWorker; context: held by test_host.leakedContexts[0]; "
+                    + "worker: held by test_host.leakedContexts[0]; fingerprint \(leakFingerprint)"
+            ])
         #expect(elements.testcases == ["test-host Root/Leak"])
     }
 

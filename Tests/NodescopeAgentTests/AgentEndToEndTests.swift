@@ -208,15 +208,15 @@ struct AgentEndToEndTests {
         #expect(held < 5, "the hold is bounded by one grace plus the flush (held \(held) s)")
         // Before its goodbye, the host said what holds the leaked node's objects: its context is
         // held by the global array `leakedContexts` (element 0), its worker through the context:
-        // the global keeps the whole node.
+        // an element of a global collection is a holder (a leak), not a global keeping a node.
         let leak = try #require(mirror.canonicalLines.first { $0.contains(" Leak ") }?.split(separator: " ").first)
         let frames = mirror.retainers.filter { String($0.nodeID) == leak }
         #expect(frames.count == 2, "\(mirror.retainers)")
         let lines = frames.map { frame in
             "\(frame.verdict): " + frame.hops.map { "\($0.holder) \($0.reference)\($0.isSuspect ? " *" : "")" }.joined(separator: " -> ")
         }
-        #expect(lines.contains("global: test_host.leakedContexts [0] *"), "\(lines)")
-        #expect(lines.contains { $0.hasPrefix("global: test_host.leakedContexts [0] * -> HostContext .workers[0]") }, "\(lines)")
+        #expect(lines.contains("holder: test_host.leakedContexts [0] *"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("holder: test_host.leakedContexts [0] * -> HostContext .workers[0]") }, "\(lines)")
     }
 
     @Test func withoutTheHoldTheHostExitsAtOnceAndPendingNodesStayUndecided() throws {

@@ -312,11 +312,12 @@ public final class RetainerAnalysis {
                 verdict = .cycle
             } else if case .cycleMember = path.root {
                 note = "held by a retain cycle through \(hops.first?.holder ?? "another object")"
-            } else if hops[0].holderKind == .global,
+            } else if hops[0].holderKind == .global, !hops[0].reference.contains("["),
                 hops.dropFirst().allSatisfy({ $0.holderKind == .detachedNodeObject && $0.holderNodeID == target.nodeID })
             {
-                // The global holds the node itself (its other objects hang from the one it holds):
-                // the node is kept by the global, as a top-level `let app = …` keeps an app.
+                // The global itself holds the node (its other objects hang from the one it holds):
+                // the node is kept by the global, as a top-level `let app = …` keeps an app. An
+                // element of a global collection is a holder like any other: collections grow.
                 verdict = .global
                 for index in hops.indices { hops[index].isSuspect = index == 0 }
             } else if hops.count == 1, hops[0].holderKind == .stack {
