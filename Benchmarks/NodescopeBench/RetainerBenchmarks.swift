@@ -86,15 +86,16 @@ func runRetainerBenchmarks(quick: Bool) -> [ReportRow] {
                         statistics.bytesCopied >> 20, statistics.blocks, statistics.blocksScanned),
                     target: "≤ 50 ms, bounded"))
         }
-        // With the default bounds, the same analysis is cut short at 50 ms at worst.
+        // With the default bounds (50 ms per object analyzed), the same analysis: complete, or
+        // cut short at its bound.
         leak("cycle")
         let bounded = tracker.explainLeaks(detachedBy: .max, with: RetainerAnalysis())
+        let verdicts = Set(bounded.map { "\($0.verdict)\($0.cutShort ? " (cut short)" : "")" }).sorted().joined(separator: ", ")
         rows.append(
             ReportRow(
-                name: "retainer analysis with the default bound (cycle leak)",
-                figure: bounded.first.map { "\($0.verdict), \($0.elapsedMicros / 1_000) ms\($0.cutShort ? ", cut short" : "")" }
-                    ?? "no frame",
-                target: "≤ 50 ms"))
+                name: "retainer analysis with the default bound, cycle leak (\(bounded.count) objects alive)",
+                figure: "\(verdicts), \((bounded.first?.elapsedMicros ?? 0) / 1_000) ms (bound \(50 * bounded.count) ms)",
+                target: "≤ 50 ms per object"))
         withExtendedLifetime(root) {}
     }
     return rows

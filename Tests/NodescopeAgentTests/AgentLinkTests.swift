@@ -374,7 +374,7 @@ struct AgentLinkTests {
         #expect(simulation.completeWrites.contains { $0 > explanation.time && $0 <= goodbye.time })
         // The exit waits for the analysis: its deadline covers the analysis's bound.
         let deadline = try #require(simulation.link.exitDeadline)
-        #expect(deadline >= explanation.time + AgentLink.explainAllowance)
+        #expect(deadline >= explanation.time + simulation.link.explainAllowance)
     }
 
     @Test func aLeakAlreadyExplainedIsNotExplainedAgainAtExit() throws {

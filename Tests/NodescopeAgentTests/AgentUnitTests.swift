@@ -22,6 +22,22 @@ struct AgentUnitTests {
         #endif
     }
 
+    @Test func theRetainerBoundFollowsTheEnvironment() {
+        func limits(_ variables: [String: String]) -> RetainerAnalysis.Limits {
+            AgentSettings.fromEnvironment { variables[$0] }.retainerLimits
+        }
+        #expect(limits([:]).timePerObjectNanos == 50_000_000)
+        #expect(limits([:]).timePerBatchNanos == 1_000_000_000)
+        #expect(limits(["NODESCOPE_RETAINER_MS": "200"]).timePerObjectNanos == 200_000_000)
+        #expect(limits(["NODESCOPE_RETAINER_MS": "5000"]).timePerBatchNanos == 5_000_000_000)
+        for wrong in ["0", "-3", "1.5", "600001", "soon"] {
+            #expect(limits(["NODESCOPE_RETAINER_MS": wrong]).timePerObjectNanos == 50_000_000, "\(wrong)")
+        }
+        // The exit waits for the analysis's whole bound.
+        let link = AgentLink(settings: AgentSettings.fromEnvironment { ["NODESCOPE_RETAINER_MS": "5000"][$0] })
+        #expect(link.explainAllowance >= 5_000_000_000)
+    }
+
     @Test func queueDropsAndCountsWhenFullAndNeverGrows() {
         let queue = EventQueue(capacity: 4)
         let event = DebugInformation(sequence: 1, time: 0, node: NodeID(rawValue: 1), change: .detached)

@@ -15,7 +15,9 @@ struct SampleRetainersTests {
         let socket = scratch.appendingPathComponent("c.sock").path
         let listener = try ChildProcess("test-listener", [socket, scratch.path, "--hold-exit", "--grace-ms", "300"])
         #expect(listener.waitForLine(prefix: "listening") != nil)
-        let host = try ChildProcess(sample, ["--leak", kind, "--quiet"], environment: ["NODESCOPE_SOCKET": socket])
+        // A debug build on a busy machine: the analysis gets far more than its default 50 ms.
+        let host = try ChildProcess(
+            sample, ["--leak", kind, "--quiet"], environment: ["NODESCOPE_SOCKET": socket, "NODESCOPE_RETAINER_MS": "20000"])
         #expect(host.waitForExit(seconds: 60) == 0)
         #expect(listener.waitForLine(prefix: "closed 1") != nil)
         listener.stop()

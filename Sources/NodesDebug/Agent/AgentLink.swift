@@ -67,9 +67,6 @@ struct AgentLink {
     static let exitGoodbyeMilliseconds: Int32 = 50
     /// How long the goodbye of a stopped agent may take to be written.
     static let stopGoodbyeMilliseconds: Int32 = 100
-    /// How long a retainer analysis may take (its own bound is 1 s per call), which an exit
-    /// waits for when one begins during its hold.
-    static let explainAllowance: UInt64 = 1_500_000_000
 
     // MARK: State
 
@@ -350,6 +347,10 @@ struct AgentLink {
         }
     }
 
+    /// How long a retainer analysis may take (the bound of one call, and a margin to release its
+    /// copy), which an exit waits for when one begins during its hold.
+    var explainAllowance: UInt64 { settings.retainerLimits.timePerBatchNanos &+ 500_000_000 }
+
     /// Whether an exit waits for the first attempt to connect: only when a socket was named.
     private var waitsForFirstAttempt: Bool { settings.mode == .explicit && !triedOnce }
 
@@ -441,7 +442,7 @@ struct AgentLink {
         stream.step = .explaining
         if case .holding = phase {
             announceExit(
-                by: now &+ Self.explainAllowance &+ settings.exitFlushBound(holdExit: stream.holdsExit)
+                by: now &+ explainAllowance &+ settings.exitFlushBound(holdExit: stream.holdsExit)
                     &+ Self.goodbyeNanos(Self.exitGoodbyeMilliseconds))
         }
         return .explainLeaks(detachedBy: now >= stream.graceNanos ? now - stream.graceNanos : 0)

@@ -26,6 +26,10 @@ public struct AgentSettings: Sendable, Equatable {
     /// (`NODESCOPE_EXIT_FLUSH`, in seconds). Nil for the defaults: 1 s, or 10 s when the
     /// collector asked for the exit hold (as `nodescope check` does).
     public var exitFlushNanos: UInt64?
+    /// How long the retainer analysis may take per leaked object it explains, in nanoseconds
+    /// (`NODESCOPE_RETAINER_MS`, in milliseconds). Nil for the default, 50 ms: enough for a
+    /// host of about 20,000 nodes; a larger heap takes longer to copy and search.
+    public var retainerNanosPerObject: UInt64?
 
     /// The exit flush bound without the exit hold, when the environment does not set one.
     public static let defaultExitFlushNanos: UInt64 = 1_000_000_000
@@ -33,10 +37,28 @@ public struct AgentSettings: Sendable, Equatable {
     public static let defaultHeldExitFlushNanos: UInt64 = 10_000_000_000
 
     /// Creates settings.
-    public init(mode: Mode, socketPath: String, exitFlushNanos: UInt64? = nil) {
+    public init(mode: Mode, socketPath: String, exitFlushNanos: UInt64? = nil, retainerNanosPerObject: UInt64? = nil) {
         self.mode = mode
         self.socketPath = socketPath
         self.exitFlushNanos = exitFlushNanos
+        self.retainerNanosPerObject = retainerNanosPerObject
+    }
+
+    /// The bounds of the retainer analysis: ``retainerNanosPerObject`` per object (50 ms by
+    /// default), and per call that or 1 s, whichever is longer.
+    public var retainerLimits: RetainerAnalysis.Limits {
+        var limits = RetainerAnalysis.Limits()
+        if let retainerNanosPerObject {
+            limits.timePerObjectNanos = retainerNanosPerObject
+            limits.timePerBatchNanos = max(limits.timePerBatchNanos, retainerNanosPerObject)
+        }
+        return limits
+    }
+
+    /// Parses `NODESCOPE_RETAINER_MS`: milliseconds, a whole number from 1 to 600,000. Nil otherwise.
+    static func parseRetainerMilliseconds(_ text: String?) -> UInt64? {
+        guard let text, let milliseconds = UInt64(text), milliseconds >= 1, milliseconds <= 600_000 else { return nil }
+        return milliseconds * 1_000_000
     }
 
     /// The exit flush bound in force, given whether the collector asked for the exit hold.
@@ -56,6 +78,7 @@ public struct AgentSettings: Sendable, Equatable {
     public static func fromEnvironment(_ environment: (String) -> String? = Self.getEnvironment) -> AgentSettings {
         var settings = modeAndPath(environment)
         settings.exitFlushNanos = parseExitFlush(environment("NODESCOPE_EXIT_FLUSH"))
+        settings.retainerNanosPerObject = parseRetainerMilliseconds(environment("NODESCOPE_RETAINER_MS"))
         return settings
     }
 

@@ -23,7 +23,7 @@ struct AgentWriter {
     private var stopFed = false
     private var exitFed = false
     /// The retainer analysis, with the process's budget.
-    private let analysis = RetainerAnalysis()
+    private let analysis: RetainerAnalysis
 
     /// A writer for the agent with `settings`, reading `tracker` and `feed`.
     init(settings: AgentSettings, tracker: NodeTracker, feed: AgentFeed, control: WriterControl) {
@@ -32,6 +32,7 @@ struct AgentWriter {
         self.feed = feed
         self.control = control
         self.link = AgentLink(settings: settings)
+        self.analysis = RetainerAnalysis(limits: settings.retainerLimits)
     }
 
     /// Runs until the link is done (a stop, or an exit flushed).

@@ -89,27 +89,48 @@ final class MemorySnapshot {
         var regions: [Region] = []
         var offset = 0
         var copied = 0
+        let copyStart = clock()
         for planned in plan {
-            if clock() >= deadline {
-                munmap(mapped, total)
-                throw .outOfTime(bytes: total)
-            }
             let length = Int(planned.end - planned.start)
             let destination = mapped + offset
             offset += length
-            switch ProcessMemory.copy(from: planned.start, length: length, into: destination) {
-            case .failure(let error) where error.code == EPERM || error.code == ENOSYS || error.code == EACCES:
-                munmap(mapped, total)
-                throw .readsRefused(error.code)
-            case .failure:
-                continue  // unmapped since the maps were read
-            case .success(let count):
-                guard count >= 16 else { continue }
-                copied += count
-                // A range cut short by an unmap keeps what was copied, in whole words.
-                let end = planned.start + UInt(count & ~7)
-                regions.append(Region(start: planned.start, end: end, kind: planned.kind, copy: UnsafeRawPointer(destination)))
+            // In slices, so that the deadline is seen within a large heap too.
+            var done = 0
+            var failed = false
+            while done < length {
+                // Past the deadline, or sure to be (at the pace so far) before the copy is done.
+                let now = clock()
+                let sofar = copied + done
+                let projected =
+                    sofar >= 2 * Self.copySlice
+                    ? now &+ UInt64(Double(now &- copyStart) / Double(sofar) * Double(total - sofar)) : now
+                if now >= deadline || projected >= deadline {
+                    munmap(mapped, total)
+                    throw .outOfTime(bytes: total)
+                }
+                let slice = min(Self.copySlice, length - done)
+                // Fault the slice's pages in with one call (faster than page by page during the
+                // read); a kernel without MADV_POPULATE_WRITE (5.14) just refuses it.
+                _ = madvise(destination + done, slice, Self.populateWrite)
+                switch ProcessMemory.copy(from: planned.start + UInt(done), length: slice, into: destination + done) {
+                case .failure(let error) where error.code == EPERM || error.code == ENOSYS || error.code == EACCES:
+                    munmap(mapped, total)
+                    throw .readsRefused(error.code)
+                case .failure:
+                    failed = true  // unmapped since the maps were read
+                case .success(let count):
+                    done += count
+                    failed = count < slice
+                }
+                if failed { break }
             }
+            guard done >= 16 else { continue }
+            copied += done
+            // A range cut short by an unmap keeps what was copied, in whole words.
+            regions.append(
+                Region(
+                    start: planned.start, end: planned.start + UInt(done & ~7), kind: planned.kind,
+                    copy: UnsafeRawPointer(destination)))
         }
         (buffer, bufferLength, self.regions, bytesCopied) = (mapped, total, regions, copied)
     }
@@ -148,6 +169,12 @@ final class MemorySnapshot {
         var end: UInt
         var kind: Kind
     }
+
+    /// `MADV_POPULATE_WRITE` (Linux 5.14).
+    private static let populateWrite: Int32 = 23
+
+    /// How much one read copies at most (the deadline is looked at between reads).
+    static let copySlice = 8 << 20
 
     /// The size of glibc's `heap_info` (5 words, padded to keep chunks 16-byte aligned).
     static let heapInfoSize: UInt = 48

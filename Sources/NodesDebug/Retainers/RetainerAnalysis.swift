@@ -168,8 +168,10 @@ public final class RetainerAnalysis {
         objectsExplained += batch.count
         var frames: [RetainersFrame] = []
         if !batch.isEmpty {
+            // The work stops at four fifths of the bound: releasing a large copy takes the rest.
             let perObjects = max(limits.leastTimePerBatchNanos, limits.timePerObjectNanos &* UInt64(batch.count))
-            let deadline = start &+ min(limits.timePerBatchNanos, perObjects)
+            let bound = min(limits.timePerBatchNanos, perObjects)
+            let deadline = start &+ bound / 5 * 4
             frames = Self.serial.withLock { _ in
                 analyze(batch, attached: attached, detached: detached, start: start, deadline: deadline)
             }
@@ -222,7 +224,11 @@ public final class RetainerAnalysis {
                 problems[position] = "not analyzed: the object is not in a heap block in use (released meanwhile?)"
                 continue
             }
-            if let expected = target.typeName, !Self.holds(expected, graph.shape(of: block), catalog) {
+            // Another class there: the object is gone and its place reused. (A block the catalog
+            // cannot read is analyzed all the same.)
+            if let expected = target.typeName, case .object(let type) = graph.shape(of: block),
+                catalog.classes[type].name != expected
+            {
                 problems[position] = "not analyzed: the object was released before the analysis"
                 continue
             }
@@ -383,12 +389,6 @@ public final class RetainerAnalysis {
     ) -> RetainersFrame {
         RetainersFrame(
             nodeID: target.nodeID, objectIndex: target.objectIndex, verdict: verdict, cutShort: cutShort, note: note, hops: hops)
-    }
-
-    /// Whether a block of `shape` is an instance of the type named `typeName`.
-    private static func holds(_ typeName: String, _ shape: TypeCatalog.Shape, _ catalog: TypeCatalog) -> Bool {
-        guard case .object(let type) = shape else { return false }
-        return catalog.classes[type].name == typeName
     }
 
     private static func describe(_ failure: MemorySnapshot.Failure, after milliseconds: UInt64) -> String {

@@ -97,6 +97,8 @@ final class TypeCatalog {
     private var recent = [(isa: UInt, shape: Shape)](repeating: (0, .plain), count: 1_024)
     /// Class metadata validated, across analyses.
     private var validClasses: Set<UInt> = []
+    /// The metadata checked during this analysis that is not in an image.
+    private var heapResident: [UInt] = []
 
     private var map = MemoryMap(mappings: [])
     private var snapshot: MemorySnapshot?
@@ -110,6 +112,16 @@ final class TypeCatalog {
         self.snapshot = snapshot
         map = snapshot.map
         rejected.removeAll(keepingCapacity: true)
+        // Metadata in the heap is only known for one analysis: the heap may have reused its
+        // place since (fake or freed metadata must not pass for checked).
+        for metadata in heapResident {
+            shapes[metadata] = nil
+            validClasses.remove(metadata)
+        }
+        heapResident.removeAll()
+        if classes.count > 50_000 {
+            (classes, plans, planRanges, collections, shapes, validClasses) = ([], [], [], [], [:], [])
+        }
         for slot in recent.indices { recent[slot] = (0, .plain) }
     }
 
@@ -147,6 +159,7 @@ final class TypeCatalog {
             return .plain
         }
         shapes[isa] = found
+        if !map.isInImage(isa) { heapResident.append(isa) }
         return found
     }
 
@@ -224,6 +237,7 @@ final class TypeCatalog {
         let superclass = words[1]
         guard superclass == 0 || isClassMetadata(superclass, depth: depth + 1) else { return false }
         validClasses.insert(metadata)
+        if !map.isInImage(metadata) { heapResident.append(metadata) }
         return true
     }
 
