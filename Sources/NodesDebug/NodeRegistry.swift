@@ -9,44 +9,16 @@
 /// element in place (reading a record out of a dictionary would copy it and its arrays).
 struct NodeRegistry {
     struct Object {
+        // In this order, the object takes 64 bytes: the address fits before the weak
+        // reference, and the flag after its optional's tag.
         var role: ObjectRole
         var typeName: String
-        var isAlive: Bool
-        /// How the object's release is learned, and where it is (one enum: the address costs
-        /// nothing more than the weak reference already did).
-        private var watch: Watch
-
-        init(role: ObjectRole, typeName: String, isAlive: Bool, weak: WeakReference?, address: ObfuscatedAddress) {
-            self.role = role
-            self.typeName = typeName
-            self.isAlive = isAlive
-            self.watch = weak.map(Watch.weak) ?? .reporting(address)
-        }
-
-        /// Set for objects that cannot report their own release; polled after detach.
-        var weak: WeakReference? {
-            get {
-                if case .weak(let reference) = watch { return reference }
-                return nil
-            }
-            set { watch = newValue.map(Watch.weak) ?? .reporting(address) }
-        }
-
         /// Where the object is, for the retainer analysis (never a reference: see
         /// ``ObfuscatedAddress``).
-        var address: ObfuscatedAddress {
-            switch watch {
-            case .weak(let reference): reference.address
-            case .reporting(let address): address
-            }
-        }
-
-        private enum Watch {
-            /// Watched through a weak reference (which knows the address).
-            case weak(WeakReference)
-            /// It reports its own release (or has been released).
-            case reporting(ObfuscatedAddress)
-        }
+        var address: ObfuscatedAddress
+        /// Set for objects that cannot report their own release; polled after detach.
+        var weak: WeakReference?
+        var isAlive: Bool
     }
 
     struct Record {
@@ -123,7 +95,7 @@ struct NodeRegistry {
             records[slot].detachedAt == nil || records[slot].aliveCount > 0
         else { return nil }
         let index = UInt16(records[slot].objects.count)
-        records[slot].objects.append(Object(role: role, typeName: typeName, isAlive: true, weak: weak, address: address))
+        records[slot].objects.append(Object(role: role, typeName: typeName, address: address, weak: weak, isAlive: true))
         records[slot].aliveCount += 1
         if let detachedAt = records[slot].detachedAt, weak != nil {
             pending.append(PendingRelease(node: node, index: index, aliveAt: detachedAt))
@@ -279,13 +251,12 @@ struct NodeRegistry {
     private mutating func noteUnexplained(_ node: NodeID, detachedAt: UInt64) {
         if unexplained.count >= unexplainedSweepAt {
             // Leaks that nobody explains (no collector of version 2) must not make the list grow
-            // with every detach behind them: keep only the nodes still alive.
-            let live = unexplained[unexplainedHead...].filter { entry in
-                slots[entry.node.rawValue].map { records[$0].aliveCount > 0 } ?? false
-            }
-            unexplained = live
+            // with every detach behind them: keep only the nodes still alive, in place.
+            let (slots, records) = (self.slots, self.records)
+            unexplained.removeFirst(unexplainedHead)
+            unexplained.removeAll { entry in slots[entry.node.rawValue].map { records[$0].aliveCount == 0 } ?? true }
             unexplainedHead = 0
-            unexplainedSweepAt = max(64, live.count * 2)
+            unexplainedSweepAt = max(64, unexplained.count * 2)
         }
         unexplained.append((node, detachedAt))
     }
