@@ -109,13 +109,7 @@ final class HeapIndex {
     /// The copy of block `block`, and how many of its bytes were copied.
     @inline(__always)
     func contents(of block: Int32) -> (base: UnsafeRawPointer, size: Int) {
-        var lower = 0
-        var upper = areas.count
-        while lower < upper {
-            let middle = (lower + upper) >> 1
-            if areas[middle].firstBlock + areas[middle].blockCount <= block { lower = middle + 1 } else { upper = middle }
-        }
-        let area = areas[lower]
+        let area = areas[area(of: block)]
         let start = starts[Int(block)]
         return (area.copy + Int(start - area.start), min(Int(sizes[Int(block)]), Int(area.end - start)))
     }
@@ -124,14 +118,20 @@ final class HeapIndex {
     /// cache, for a search that will look at it soon.
     @inline(__always)
     func prefetch(_ block: Int32) {
+        let area = areas[area(of: block)]
+        ProcessMemory.prefetch(area.copy + Int(starts[Int(block)] &- area.start))
+    }
+
+    /// The index of the area that holds block `block` (areas are in block order).
+    @inline(__always)
+    private func area(of block: Int32) -> Int {
         var lower = 0
         var upper = areas.count
         while lower < upper {
             let middle = (lower + upper) >> 1
             if areas[middle].firstBlock + areas[middle].blockCount <= block { lower = middle + 1 } else { upper = middle }
         }
-        let area = areas[lower]
-        ProcessMemory.prefetch(area.copy + Int(starts[Int(block)] &- area.start))
+        return lower
     }
 
     private static func buffer<Element>(_ array: [Element]) -> UnsafeMutableBufferPointer<Element> {
