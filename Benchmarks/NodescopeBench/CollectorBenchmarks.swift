@@ -52,7 +52,10 @@ private func ingestInProcess(_ stream: [UInt8]) -> (seconds: Double, collector: 
 /// Sends `streams` concurrently, one connection each, to a real collector; returns the time
 /// until it has ingested every event.
 private func ingestThroughSocket(_ streams: [[UInt8]], eventsEach: Int) async throws -> Double {
-    let path = "/tmp/nodescope-bench-\(getpid())-c.sock"
+    let directory = benchSocketDirectory()
+    defer { rmdir(directory) }
+    let path = directory + "/c.sock"
+    defer { unlink(path) }
     let server = CollectorServer(
         socketPath: path, settings: CollectorSettings(graceNanos: 60_000_000_000), logger: quietLogger)
     try await server.start()
@@ -213,7 +216,9 @@ func memoryProbe(count: Int) {
 
 /// How long after the grace a leak is flagged by a real collector (its timer, not a poll).
 func runLeakLatencyBenchmark(quick: Bool) async throws -> [ReportRow] {
-    let path = "/tmp/nodescope-bench-\(getpid())-l.sock"
+    let directory = benchSocketDirectory()
+    defer { rmdir(directory) }
+    let path = directory + "/l.sock"
     let grace: UInt64 = 200_000_000
     let server = CollectorServer(socketPath: path, settings: CollectorSettings(graceNanos: grace), logger: quietLogger)
     try await server.start()

@@ -103,7 +103,9 @@ extension RetainerAnalysisTests {
         var limits = RetainerAnalysis.Limits()
         limits.objectsPerBatch = 2
         limits.objectsPerProcess = 3
+        // No time bound in this test (a loaded machine must not turn it into another one).
         limits.timePerObjectNanos = 60_000_000_000
+        limits.timePerBatchNanos = 60_000_000_000
         let analysis = RetainerAnalysis(limits: limits)
         let objects = (0..<3).map { _ in CachedProfile() }
         let targets = objects.enumerated().map { RetainerAnalysis.Target($1, nodeID: 9, objectIndex: UInt16($0)) }
