@@ -312,6 +312,25 @@ public final class NodeTracker: Sendable {
         return analysis.explain(query.targets, attached: query.attached, detached: query.detached)
     }
 
+    /// Explains what holds the alive objects of those of `nodes` that are detached, now,
+    /// whether or not their grace has run out (the collector asked): one frame per object. It
+    /// does not count against the process's budget of analyses, and a leak among them is still
+    /// explained on its own when its grace runs out.
+    ///
+    /// Call it from a thread whose stack holds no reference that should count.
+    public func explain(_ nodes: [NodeID], with analysis: RetainerAnalysis) -> ([RetainersFrame], ExplainOutcome) {
+        #if os(Linux)
+        let records = state.withLock { $0.registry.currentRecords }
+        let query = RetainerQuery(explaining: Set(nodes), in: records)
+        guard !query.targets.isEmpty else { return ([], .nothingAlive) }
+        let frames = analysis.explain(
+            query.targets, attached: query.attached, detached: query.detached, countingAgainstBudget: false)
+        return (frames, .explained)
+        #else
+        return ([], .unavailable)
+        #endif
+    }
+
     /// What a retainer analysis needs to explain the detached nodes detached at or before
     /// `detachedBy` that still have objects alive (at most about `maxObjects` objects, oldest
     /// nodes first): their alive objects (the targets), the objects of attached nodes (the

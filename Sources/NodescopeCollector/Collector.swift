@@ -196,6 +196,12 @@ public struct Collector: Sendable {
         position(of: session).map { sessions[$0].view(rootPath: rootPath, depth: depth) }
     }
 
+    /// Every node of a session that `path` names (a released node and a live one may share a
+    /// path), in pre-order; empty for an unknown session or path. Each has depth 0.
+    public func nodes(_ session: SessionID, atPath path: [String]) -> [NodeInfo] {
+        position(of: session).map { sessions[$0].nodes(atPath: path) } ?? []
+    }
+
     /// The leak records of one session, or of every session (`nil`), ordered by flag time.
     public func leaks(_ session: SessionID?) -> [LeakRecord] {
         let records: [LeakRecord]

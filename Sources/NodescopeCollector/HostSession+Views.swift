@@ -68,6 +68,15 @@ extension HostSession {
             matches: { matches($0, $1) }, isAttached: { tree.slots[Int($0)].status.isAttached })
     }
 
+    /// Every node a path names (``TreePathSearch/findAll``), described.
+    func nodes(atPath path: [String]) -> [NodeInfo] {
+        TreePathSearch.findAll(
+            path, roots: tree.sortedChildren(of: nil), children: { tree.sortedChildren(of: $0) },
+            parent: { tree.slots[Int($0)].parent == NodeTree.noSlot ? nil : tree.slots[Int($0)].parent },
+            matches: { matches($0, $1) }
+        ).map { nodeInfo($0, depth: 0) }
+    }
+
     /// The tree, or the subtree at `rootPath`, down to `depth` levels below its roots.
     func view(rootPath: [String]?, depth: Int?) -> TreeView {
         var result = TreeView(session: id, pid: pid, processName: processName, nodes: [])

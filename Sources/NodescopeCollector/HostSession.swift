@@ -147,7 +147,7 @@ struct HostSession {
             try noteRetainers(frame, into: &changes)
         case .hello:
             throw SessionError(.unexpectedMessage, "a second hello on a host stream")
-        case .helloAccepted, .helloRefused, .request, .response, .event:
+        case .helloAccepted, .helloRefused, .request, .response, .event, .explain, .explained:
             throw SessionError(.unexpectedMessage, "\(message.frameType) frame on a host stream")
         }
     }

@@ -38,6 +38,33 @@ enum TreePathSearch {
         return fallback
     }
 
+    /// Every node `path` names, in pre-order: those reached by following the path from a
+    /// root, or failing that those whose nearest ancestors end the path (``find`` picks one of
+    /// them). `explain` asks about the detached ones among them.
+    static func findAll<Node>(
+        _ path: [String], roots: [Node], children: (Node) -> [Node], parent: (Node) -> Node?,
+        matches: (Node, String) -> Bool
+    ) -> [Node] {
+        guard !path.isEmpty else { return [] }
+        var found: [Node] = []
+        var stack: [(Node, Int)] = roots.reversed().map { ($0, 0) }
+        while let (node, level) = stack.popLast() {
+            guard matches(node, path[level]) else { continue }
+            if level + 1 == path.count {
+                found.append(node)
+                continue
+            }
+            for child in children(node).reversed() { stack.append((child, level + 1)) }
+        }
+        guard found.isEmpty else { return found }
+        var all: [Node] = roots.reversed()
+        while let node = all.popLast() {
+            if endsPath(node, path, parent: parent, matches: matches) { found.append(node) }
+            all.append(contentsOf: children(node).reversed())
+        }
+        return found
+    }
+
     private static func endsPath<Node>(
         _ node: Node, _ path: [String], parent: (Node) -> Node?, matches: (Node, String) -> Bool
     ) -> Bool {

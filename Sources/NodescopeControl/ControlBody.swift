@@ -18,6 +18,23 @@ public enum ControlBody {
         }
     }
 
+    /// The body of a successful `explain`: the nodes asked about as the collector holds them
+    /// once the host has answered (their ``NodeInfo/retainers`` carry the paths), and what the
+    /// host said.
+    public struct Explanation: Codable, Sendable, Equatable {
+        /// How the host answered: `explained`, `nothingAlive` (every node asked about was
+        /// released meanwhile) or `unavailable` (the host cannot analyse its memory).
+        public var outcome: String
+        /// The nodes asked about that the collector still has, in the order asked.
+        public var nodes: [NodeInfo]
+
+        /// Creates an explanation.
+        public init(outcome: String, nodes: [NodeInfo]) {
+            self.outcome = outcome
+            self.nodes = nodes
+        }
+    }
+
     /// Encodes a body.
     public static func encode(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()

@@ -158,13 +158,17 @@ public struct ControlClient: ~Copyable {
     }
 
     /// Sends a request and decodes the whole (possibly multi-part) response body.
+    /// - Parameter answerWithinSeconds: how long the answer may take, when longer than
+    ///   ``answerTimeout`` (an `explain` waits for the host's analysis).
     public mutating func request<T: Decodable>(
-        _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "", as type: T.Type
+        _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "", as type: T.Type,
+        answerWithinSeconds: Double? = nil
     ) async throws -> T {
+        let answerWithin = answerWithinSeconds.map { TimeAmount.nanoseconds(Int64(min(max($0, 0), 86_400) * 1e9)) }
         let id = try await sendRequest(command, argument: argument, depth: depth, rootPath: rootPath)
         var body: [UInt8] = []
         while true {
-            let message = try await nextAnswer()
+            let message = try await nextAnswer(within: answerWithin)
             guard case .response(let response) = message, response.requestID == id else { continue }
             body += response.body
             guard response.isLast else { continue }
@@ -226,10 +230,10 @@ public struct ControlClient: ~Copyable {
 
     /// The next message when one is due: the collector's silence beyond ``answerTimeout``, or
     /// its going away, is an error that names the socket.
-    private mutating func nextAnswer() async throws -> WireMessage {
+    private mutating func nextAnswer(within timeout: TimeAmount? = nil) async throws -> WireMessage {
         let message: WireMessage?
         do {
-            message = try await nextMessage(due: true)
+            message = try await nextMessage(due: true, within: timeout)
         } catch let error as ControlError {
             throw error
         } catch {
@@ -239,10 +243,10 @@ public struct ControlClient: ~Copyable {
         return message
     }
 
-    private mutating func nextMessage(due: Bool) async throws -> WireMessage? {
+    private mutating func nextMessage(due: Bool, within timeout: TimeAmount? = nil) async throws -> WireMessage? {
         while true {
             if let message = try decoder.next() { return message }
-            if due { deadline.arm() }
+            if due { deadline.arm(timeout) }
             let buffer = try await inbound.next()
             if due { deadline.disarm() }
             guard let buffer else { return nil }
@@ -257,7 +261,7 @@ private final class AnswerDeadline: Sendable {
     let path: String
     private let channel: any Channel
     private let timeout: TimeAmount
-    private let state = Mutex<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
+    private let state = Mutex<(scheduled: Scheduled<Void>?, fired: TimeAmount?)>((nil, nil))
 
     init(channel: any Channel, path: String, timeout: TimeAmount) {
         self.channel = channel
@@ -265,10 +269,12 @@ private final class AnswerDeadline: Sendable {
         self.timeout = timeout
     }
 
-    func arm() {
+    /// Arms the timer for the default timeout, or for `longer` when it is longer.
+    func arm(_ longer: TimeAmount? = nil) {
         let channel = self.channel
+        let timeout = max(self.timeout, longer ?? self.timeout)
         let scheduled = channel.eventLoop.scheduleTask(in: timeout) { [weak self] in
-            self?.state.withLock { $0.fired = true }
+            self?.state.withLock { $0.fired = timeout }
             channel.close(promise: nil)
         }
         state.withLock { $0.scheduled = scheduled }
@@ -280,7 +286,7 @@ private final class AnswerDeadline: Sendable {
 
     /// Why the answer did not come: the deadline when it fired, else `otherwise`.
     func failure(orElse otherwise: String) -> ControlError {
-        if state.withLock({ $0.fired }) {
+        if let timeout = state.withLock({ $0.fired }) {
             let seconds = Double(timeout.nanoseconds) / 1e9
             return ControlError(
                 .timedOut,

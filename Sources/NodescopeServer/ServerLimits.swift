@@ -14,12 +14,18 @@ public struct ServerLimits: Sendable, Equatable {
     /// How long one frame may stay incomplete once its first byte has arrived, in nanoseconds.
     /// Default 10 s.
     public var frameDeadlineNanos: Int64
+    /// How long a host may take to answer an `explain` request (its retainer analysis is
+    /// bounded, by default to at most 1 s), in nanoseconds; then the client is told it did not
+    /// answer in time. Default 30 s.
+    public var explainDeadlineNanos: Int64
 
     /// Limits with the defaults described on each property.
     public init(
         maxConnections: Int = 1_024, maxPendingClientBytes: Int = 64 << 20, maxPendingSubscriberBytes: Int = 8 << 20,
-        helloDeadlineNanos: Int64 = 5_000_000_000, frameDeadlineNanos: Int64 = 10_000_000_000
+        helloDeadlineNanos: Int64 = 5_000_000_000, frameDeadlineNanos: Int64 = 10_000_000_000,
+        explainDeadlineNanos: Int64 = 30_000_000_000
     ) {
+        self.explainDeadlineNanos = explainDeadlineNanos
         self.maxConnections = maxConnections
         self.maxPendingClientBytes = maxPendingClientBytes
         self.maxPendingSubscriberBytes = maxPendingSubscriberBytes

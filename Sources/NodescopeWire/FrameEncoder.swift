@@ -116,6 +116,15 @@ public struct FrameEncoder: Sendable {
                 writer.write(hop.reference, limit: RetainersFrame.maxLabelBytes)
                 writer.write(UInt8(hop.isSuspect ? 0b1 : 0))
             }
+        case .explain(let explain):
+            let nodes = explain.nodeIDs.prefix(ExplainFrame.maxNodes)
+            writer.write(explain.requestID)
+            writer.write(UInt16(nodes.count))
+            for node in nodes { writer.write(node) }
+        case .explained(let explained):
+            writer.write(explained.requestID)
+            writer.write(explained.outcome.rawValue)
+            writer.write(explained.objectCount)
         case .request(let request):
             writer.write(request.requestID)
             writer.write(request.command.rawValue)
@@ -158,6 +167,8 @@ public struct FrameEncoder: Sendable {
                 size += ByteWriter.encodedLength(of: hop.reference, limit: RetainersFrame.maxLabelBytes) + 1
             }
             return size
+        case .explain(let explain): return 4 + 2 + 8 * min(explain.nodeIDs.count, ExplainFrame.maxNodes)
+        case .explained: return 4 + 1 + 2
         case .request(let request):
             return 4 + 1 + ByteWriter.encodedLength(of: request.argument) + 4 + ByteWriter.encodedLength(of: request.rootPath)
         case .response(let response): return 4 + 1 + 4 + 1 + ByteWriter.encodedLength(of: response.body)

@@ -2,7 +2,7 @@
 ///
 /// The ranges are fixed: `0x01...0x0F` handshake, `0x10...0x3F` host stream, `0x40...0x5F` control.
 /// Any other byte is an unknown type, and a peer closes the connection on it. A frame type of
-/// version 2 (``retainers``) on a connection that negotiated version 1 is a violation too.
+/// version 2 (``retainers``, ``explain``, ``explained``) on a connection that negotiated version 1 is a violation too.
 public enum FrameType: UInt8, Sendable, CaseIterable {
     /// ``Hello``, sent first by a host or a client.
     case hello = 0x01
@@ -34,6 +34,10 @@ public enum FrameType: UInt8, Sendable, CaseIterable {
     case heartbeat = 0x1A
     /// ``RetainersFrame`` (version 2): what holds an object of a detached node.
     case retainers = 0x1B
+    /// ``ExplainFrame`` (version 2), collector to host: explain these detached nodes now.
+    case explain = 0x20
+    /// ``ExplainedFrame`` (version 2), host to collector: the end of an answer to `explain`.
+    case explained = 0x21
     /// ``ControlRequestFrame``, client to collector.
     case request = 0x40
     /// ``ControlResponseFrame``, collector to client.
@@ -43,6 +47,9 @@ public enum FrameType: UInt8, Sendable, CaseIterable {
 
     /// The first protocol version that defines this frame type.
     public var sinceVersion: UInt16 {
-        self == .retainers ? 2 : 1
+        switch self {
+        case .retainers, .explain, .explained: 2
+        default: 1
+        }
     }
 }

@@ -109,6 +109,23 @@ enum PayloadDecoder {
             return .heartbeat(monotonicNanos: try reader.readUInt64("monotonicNanos"))
         case .retainers:
             return .retainers(try decodeRetainers(from: &reader))
+        case .explain:
+            let requestID = try reader.readUInt32("requestID")
+            let count = Int(try reader.readUInt16("count"))
+            guard (1...ExplainFrame.maxNodes).contains(count) else {
+                throw reader.invalid("count", "\(count)", allowed: "1 to \(ExplainFrame.maxNodes)")
+            }
+            var nodes: [UInt64] = []
+            nodes.reserveCapacity(count)
+            for _ in 0..<count { nodes.append(try reader.readNodeID("nodeID")) }
+            return .explain(ExplainFrame(requestID: requestID, nodeIDs: nodes))
+        case .explained:
+            return .explained(
+                ExplainedFrame(
+                    requestID: try reader.readUInt32("requestID"),
+                    outcome: try reader.readEnum(ExplainOutcome.self, "outcome"),
+                    objectCount: try reader.readUInt16("objectCount")
+                ))
         case .request:
             return .request(
                 ControlRequestFrame(

@@ -33,6 +33,10 @@ public enum WireMessage: Equatable, Sendable {
     case heartbeat(monotonicNanos: UInt64)
     /// `0x1B` (version 2): what holds an object of a detached node.
     case retainers(RetainersFrame)
+    /// `0x20` (version 2): the collector asks a host to explain detached nodes now.
+    case explain(ExplainFrame)
+    /// `0x21` (version 2): the end of a host's answer to `explain`.
+    case explained(ExplainedFrame)
     /// `0x40`: a client's control request.
     case request(ControlRequestFrame)
     /// `0x41`: one part of the collector's response.
@@ -58,6 +62,8 @@ public enum WireMessage: Equatable, Sendable {
         case .goodbye: .goodbye
         case .heartbeat: .heartbeat
         case .retainers: .retainers
+        case .explain: .explain
+        case .explained: .explained
         case .request: .request
         case .response: .response
         case .event: .event

@@ -398,6 +398,40 @@ struct AgentLinkTests {
         #expect(simulation.explanations[0].time < goodbye.time)
     }
 
+    // MARK: Explain requests
+
+    @Test func aRequestIsAnsweredWithinAnIdleWakeWhateverTheGrace() throws {
+        var simulation = connected(holdsExit: false)
+        simulation.detach(at: at(2 * second), releasedAt: nil)
+        let asked = at(2_200 * ms)
+        simulation.requests = [(asked, ExplainFrame(requestID: 1, nodeIDs: [7]))]
+        simulation.run(until: at(2_800 * ms))
+        let answer = try #require(simulation.answers.first)
+        #expect(answer.frame.requestID == 1)
+        // The writer reads the socket at least every idle interval (100 ms).
+        #expect(answer.time >= asked && answer.time <= asked + AgentLink.idleInterval + simulation.explainDuration + ms)
+        // The answer is written in the round after it, not held until the next event.
+        #expect(simulation.completeWrites.contains { $0 >= answer.time && $0 < answer.time + ms })
+        // Its grace had not run out: the leak is not explained on its own yet.
+        #expect(simulation.explanations.isEmpty)
+    }
+
+    @Test func requestsBeyondFourWaitingAreLetGo() {
+        var simulation = connected(holdsExit: false)
+        let asked = at(1 * second)
+        simulation.requests = (1...6).map { (asked, ExplainFrame(requestID: UInt32($0), nodeIDs: [7])) }
+        simulation.run(until: at(3 * second))
+        #expect(simulation.answers.map(\.frame.requestID) == [1, 2, 3, 4])
+    }
+
+    @Test func aVersion1ConnectionAnswersNoRequest() {
+        var simulation = Simulation()
+        simulation.answer = .accepted(graceNanos: second, holdsExit: false, version: 1)
+        simulation.requests = [(at(1 * second), ExplainFrame(requestID: 1, nodeIDs: [7]))]
+        simulation.run(until: at(3 * second))
+        #expect(simulation.answers.isEmpty)
+    }
+
     // MARK: Stop
 
     @Test func aStoppedAgentSaysGoodbyeAgentDisabledAndEnds() throws {

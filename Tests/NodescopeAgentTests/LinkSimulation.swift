@@ -65,6 +65,10 @@ struct LinkSimulation {
     private(set) var finishedAt: UInt64?
     /// The explanations performed: when, and the nodes (by index of detach) each explained.
     private(set) var explanations: [(time: UInt64, nodes: [Int])] = []
+    /// The collector's explain requests: when each arrives on the socket.
+    var requests: [(at: UInt64, frame: ExplainFrame)] = []
+    /// The requests answered: when the answer was done, and the request.
+    private(set) var answers: [(time: UInt64, frame: ExplainFrame)] = []
     /// When each write that took everything happened.
     private(set) var completeWrites: [UInt64] = []
 
@@ -206,7 +210,13 @@ struct LinkSimulation {
             if writeOutcome == .all { completeWrites.append(now) }
             return link.wrote(writeOutcome, now: now)
         case .readIncoming:
-            return link.incomingRead(.fine, queueIsEmpty: queue.isEmpty, now: now)
+            let arrived = requests.filter { $0.at <= now }.map(\.frame)
+            requests.removeAll { $0.at <= now }
+            return link.incomingRead(arrived.isEmpty ? .fine : .asked(arrived), queueIsEmpty: queue.isEmpty, now: now)
+        case .answer(let request):
+            now += explainDuration
+            answers.append((now, request))
+            return link.requestAnswered(now: now)
         case .inspectTracker:
             return link.trackerInspected(
                 sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(),

@@ -131,6 +131,84 @@ struct DaemonEndToEndTests {
         #expect(leaks.map(\.verdict) == [.leaked], "the new daemon judges the ghost from its original detach time")
     }
 
+    /// The leak's retainer path, once the host has sent it (its analysis runs after the grace).
+    private func explainedLeaks(_ pid: String, socket: String, seconds: Double = 30) throws -> [LeakRecord] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let output = try nodescope(["leaks", pid, "--format", "json", "--socket", socket]).output
+            let leaks = try JSONDecoder().decode([LeakRecord].self, from: Data(output.utf8))
+            if !leaks.isEmpty, leaks.allSatisfy({ !$0.retainers.isEmpty }) || Date() > deadline { return leaks }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
+    @Test func aRestartedDaemonLearnsTheRetainerPathsFoundBefore() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("d.sock").path
+        var daemon = try startDaemon(socket)
+        let host = try ChildProcess("test-host", ["serve", "60"], environment: ["NODESCOPE_SOCKET": socket])
+        defer { host.stop() }
+        #expect(host.waitForLine(prefix: "DETACHED") != nil)
+        let pid = "\(host.process.processIdentifier)"
+        let before = try explainedLeaks(pid, socket: socket)
+        let paths = before.flatMap(\.retainers)
+        try #require(!paths.isEmpty, "the host explained its leak")
+        #expect(paths.contains { $0.hops.contains { $0.holder.contains("leakedContexts") } }, "\(paths)")
+
+        daemon.signal(SIGKILL)
+        daemon.waitForExit()
+        daemon = try startDaemon(socket)
+        defer { daemon.stop() }
+        // The host analyses each leak once; it sends what it found after its new snapshot.
+        let after = try explainedLeaks(pid, socket: socket, seconds: 10)
+        #expect(after.flatMap(\.retainers) == paths)
+        #expect(after.map(\.fingerprint) == before.map(\.fingerprint))
+    }
+
+    @Test func whyAsksTheHostAboutANodeWithinItsGrace() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("d.sock").path
+        let daemon = try startDaemon(socket, grace: "120s")
+        defer { daemon.stop() }
+        let host = try ChildProcess("test-host", ["serve", "60"], environment: ["NODESCOPE_SOCKET": socket])
+        defer { host.stop() }
+        #expect(host.waitForLine(prefix: "DETACHED") != nil)
+        let pid = "\(host.process.processIdentifier)"
+
+        let (status, output) = try nodescope(["why", pid, "Root/Leaky", "--socket", socket], seconds: 60)
+        #expect(status == 0, "\(output)")
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("Root › Leaky  (Flow)  ⧗ detached, awaiting release") == true, "\(output)")
+        #expect(output.contains("test_host.leakedContexts"), "the holder is named: \(output)")
+        // Nothing was flagged: the grace has two minutes to go.
+        #expect(
+            try JSONDecoder().decode(
+                [LeakRecord].self,
+                from: Data(try nodescope(["leaks", pid, "--format", "json", "--socket", socket, "--wait", "0"]).output.utf8)
+            ).isEmpty)
+
+        // JSON carries the same path as data.
+        let json = try nodescope(["why", pid, "Root/Leaky", "--json", "--socket", socket], seconds: 60)
+        #expect(json.status == 0)
+        let explanation = try JSONDecoder().decode(ExplanationBody.self, from: Data(json.output.utf8))
+        #expect(explanation.outcome == "explained")
+        #expect(explanation.nodes.first?.retainers?.isEmpty == false)
+
+        // An attached node, a path that names nothing: a clear error and exit 1.
+        let attached = try ChildProcess("nodescope", ["why", pid, "Root", "--socket", socket])
+        #expect(attached.waitForExit(seconds: 30) == 1)
+        #expect(attached.stderr.contains("is attached"), "\(attached.stderr)")
+        let nothing = try ChildProcess("nodescope", ["why", pid, "Root/Nope", "--socket", socket])
+        #expect(nothing.waitForExit(seconds: 30) == 1)
+        #expect(nothing.stderr.contains("no node at Root/Nope"), "\(nothing.stderr)")
+    }
+
+    /// The body of `explain` as the tests read it.
+    private struct ExplanationBody: Decodable {
+        var outcome: String
+        var nodes: [NodeInfo]
+    }
+
     @Test func thirtyTwoHostsWithTenThousandRandomEventsEach() throws {
         let scratch = makeScratchDirectory()
         let socket = scratch.appendingPathComponent("d.sock").path

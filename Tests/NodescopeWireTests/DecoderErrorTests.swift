@@ -12,7 +12,11 @@ struct DecoderErrorTests {
         ("maximum u32 length", Bytes.le32(.max) + [0x1A], .frameTooLarge, "4294967295"),
         ("zero length", Bytes.le32(0) + [0x1A], .emptyFrame, "length 0"),
         ("type 0x00", Bytes.frame(0x00, []), .unknownType, "unknown frame type 0x00"),
-        ("type 0x20", Bytes.frame(0x20, Bytes.le64(1)), .unknownType, "unknown frame type 0x20"),
+        ("type 0x22", Bytes.frame(0x22, Bytes.le64(1)), .unknownType, "unknown frame type 0x22"),
+        ("explain of 0 nodes", Bytes.frame(0x20, Bytes.le32(1) + [0, 0]), .invalidValue, "count 0"),
+        ("explain of 17 nodes", Bytes.frame(0x20, Bytes.le32(1) + [17, 0]), .invalidValue, "count 17"),
+        ("explain of node 0", Bytes.frame(0x20, Bytes.le32(1) + [1, 0] + Bytes.le64(0)), .invalidValue, "nodeID"),
+        ("explained outcome 3", Bytes.frame(0x21, Bytes.le32(1) + [3, 0, 0]), .invalidValue, "outcome 3"),
         ("type 0xFF", Bytes.frame(0xFF, []), .unknownType, "0xFF"),
         ("short u64", Bytes.frame(0x12, [1, 2, 3, 4, 5, 6, 7]), .truncatedPayload, "snapshotEnd payload ends inside sequence"),
         ("empty payload", Bytes.frame(0x18, []), .truncatedPayload, "dropped payload ends inside count"),
@@ -70,14 +74,14 @@ struct DecoderErrorTests {
         ("state 5", Bytes.frame(0x15, Bytes.le64(1) + Bytes.le64(1) + Bytes.le64(1) + [5]), .invalidValue, "state 5"),
         ("goodbye 4", Bytes.frame(0x19, [4]), .invalidValue, "goodbye reason 4"),
         (
-            "command 6",
-            Bytes.frame(0x40, Bytes.le32(1) + [6] + Bytes.str("") + Bytes.le32(0) + Bytes.str("")),
-            .invalidValue, "request command 6"
+            "command 7",
+            Bytes.frame(0x40, Bytes.le32(1) + [7] + Bytes.str("") + Bytes.le32(0) + Bytes.str("")),
+            .invalidValue, "request command 7"
         ),
         (
-            "status 5",
-            Bytes.frame(0x41, Bytes.le32(1) + [5] + Bytes.le32(0) + [1] + Bytes.le32(0)),
-            .invalidValue, "response status 5"
+            "status 6",
+            Bytes.frame(0x41, Bytes.le32(1) + [6] + Bytes.le32(0) + [1] + Bytes.le32(0)),
+            .invalidValue, "response status 6"
         ),
         (
             "bool 2",

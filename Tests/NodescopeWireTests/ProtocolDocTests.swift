@@ -47,8 +47,8 @@ struct ProtocolDocTests {
         (.hostToCollector, .goodbye(.normalExit)),
     ]
 
-    /// The session of version 2 shown in the document: a host whose node leaked says what
-    /// holds its context.
+    /// The session of version 2 shown in the document: the collector asks a host what holds the
+    /// context of a node it detached, and the host says.
     static let sessionV2: [(AnnotatedDump.Direction, WireMessage)] = [
         (
             .hostToCollector,
@@ -77,7 +77,7 @@ struct ProtocolDocTests {
         ),
         (.hostToCollector, .snapshotEnd(sequence: 0)),
         (.hostToCollector, .nodeDetached(NodeDetachedFrame(sequence: 1, timeNanos: 6_000_000_000, nodeID: 7))),
-        (.hostToCollector, .heartbeat(monotonicNanos: 7_050_000_000)),
+        (.collectorToHost, .explain(ExplainFrame(requestID: 1, nodeIDs: [7]))),
         (
             .hostToCollector,
             .retainers(
@@ -89,6 +89,8 @@ struct ProtocolDocTests {
                         RetainerHop(holderKind: .closureContext, holder: "closure context", reference: "capture"),
                     ]))
         ),
+        (.hostToCollector, .explained(ExplainedFrame(requestID: 1, outcome: .explained, objectCount: 1))),
+        (.hostToCollector, .heartbeat(monotonicNanos: 7_050_000_000)),
     ]
 
     @Test("the annotated hex dumps in the document are what the encoder produces")

@@ -68,6 +68,10 @@ struct RoundTripTests {
         .event(ControlEventFrame(subscriptionID: .max, body: [])),
         .event(ControlEventFrame(subscriptionID: 0, body: [UInt8](repeating: 7, count: WireLimits.maxBodyBytes))),
         .retainers(RetainersFrame(nodeID: 1, objectIndex: 0, verdict: .unknown)),
+        .explain(ExplainFrame(requestID: 0, nodeIDs: [1])),
+        .explain(ExplainFrame(requestID: .max, nodeIDs: (1...16).map { UInt64.max - $0 })),
+        .explained(ExplainedFrame(requestID: 7, outcome: .explained, objectCount: 3)),
+        .explained(ExplainedFrame(requestID: .max, outcome: .unavailable, objectCount: .max)),
         .retainers(
             RetainersFrame(
                 nodeID: .max, objectIndex: .max, verdict: .holder, cutShort: true, elapsedMicros: .max,

@@ -50,6 +50,10 @@ extension AgentLink {
         /// and not explained yet (a retainer analysis), and encode one retainers frame per
         /// object; report with ``leaksExplained(oldestUnexplained:now:)``.
         case explainLeaks(detachedBy: UInt64)
+        /// Explain what holds the alive objects of the nodes the collector asked about (a
+        /// retainer analysis, whatever their grace), encode one retainers frame per object and
+        /// the `explained` frame that ends the answer; report with ``requestAnswered(now:)``.
+        case answer(ExplainFrame)
         /// Write what is left and a goodbye, waiting up to `waitMilliseconds`, and close the
         /// connection (forgetting what is queued); then ``tick(now:)``.
         case sayGoodbye(GoodbyeReason, waitMilliseconds: Int32)
@@ -105,6 +109,8 @@ extension AgentLink {
     enum Incoming: Equatable {
         /// Nothing, or frames that ask nothing.
         case fine
+        /// The collector asked to explain nodes (version 2), in the order it asked.
+        case asked([ExplainFrame])
         /// The collector closed the connection.
         case ended
         /// A frame that does not decode: the reason, for the log.

@@ -1,3 +1,5 @@
+import NodescopeWire
+
 /// Where the link and its stream stand.
 extension AgentLink {
     /// Where the link stands.
@@ -57,6 +59,8 @@ extension AgentLink {
         case inspecting
         /// Awaiting the explanation of leaks (a retainer analysis).
         case explaining
+        /// Awaiting the answer to the collector's request to explain nodes.
+        case answering(ExplainFrame)
     }
 
     /// One accepted connection's stream, as the rules see it.
@@ -86,6 +90,9 @@ extension AgentLink {
         /// The detach time of the earliest detached node with an object alive whose holders
         /// have not been explained, as last read from the tracker.
         var oldestUnexplained: UInt64?
+        /// The collector's requests to explain nodes, not answered yet, oldest first (at most
+        /// ``AgentLink/maxQueuedRequests``: the collector keeps one open per host).
+        var requests: [ExplainFrame] = []
 
         /// Whether a grace is pending that the collector has not been vouched past.
         var gracePending: Bool { vouchedUntil < gracesEndBy }

@@ -67,6 +67,8 @@ struct AgentLink {
     static let exitGoodbyeMilliseconds: Int32 = 50
     /// How long the goodbye of a stopped agent may take to be written.
     static let stopGoodbyeMilliseconds: Int32 = 100
+    /// The most explain requests kept waiting for an answer.
+    static let maxQueuedRequests = 4
 
     // MARK: State
 
@@ -263,6 +265,11 @@ struct AgentLink {
         case .ended: return connectionLost(log: nil)
         case .malformed(let reason): return connectionLost(log: "closing the connection to \(settings.socketPath): \(reason)")
         case .fine: break
+        case .asked(let frames):
+            // Beyond the bound a request is let go: the collector's own deadline answers its
+            // client. A version-1 collector never sends one.
+            let room = max(0, Self.maxQueuedRequests - stream.requests.count)
+            if stream.protocolVersion >= 2 { stream.requests += frames.prefix(room) }
         }
         stream.step = .between
         return roundEnded(queueIsEmpty: queueIsEmpty, now: now)
@@ -287,6 +294,13 @@ struct AgentLink {
         let deadline = now &+ settings.exitFlushBound(holdExit: stream.holdsExit)
         phase = .draining(target: sequence, deadline: deadline)
         announceExit(by: deadline &+ Self.goodbyeNanos(Self.exitGoodbyeMilliseconds))
+        return continueRound(now: now)
+    }
+
+    /// The collector's request was answered (its frames encoded).
+    mutating func requestAnswered(now: UInt64) -> Action {
+        guard isConnected, case .answering = stream.step else { return tick(now: now) }
+        stream.step = .between
         return continueRound(now: now)
     }
 
@@ -491,6 +505,8 @@ struct AgentLink {
             return .inspectTracker
         case .explaining:
             return .explainLeaks(detachedBy: now >= stream.graceNanos ? now - stream.graceNanos : 0)
+        case .answering(let request):
+            return .answer(request)
         }
     }
 
@@ -552,6 +568,11 @@ struct AgentLink {
             if stopRequested { return sayGoodbye(.agentDisabled) }
             if exitAt != nil { return beginExit(now: now) }
             if stream.explanationDue(now: now) { return beginExplaining(now: now) }
+            if !stream.requests.isEmpty {
+                let request = stream.requests.removeFirst()
+                stream.step = .answering(request)
+                return .answer(request)
+            }
             if !queueIsEmpty { return .sleep(until: now &+ Self.busyInterval, wakeOnEvent: false) }
             if stream.gracePending { return .sleep(until: now &+ Self.heartbeatInterval, wakeOnEvent: false) }
             return .sleep(until: now &+ Self.idleInterval, wakeOnEvent: true)

@@ -24,6 +24,10 @@ struct AgentWriter {
     private var exitFed = false
     /// The retainer analysis, with the process's budget.
     private let analysis: RetainerAnalysis
+    /// The paths found so far, sent again after the snapshot of a new connection.
+    private var explained = ExplainedPaths()
+    /// Whether this connection got the paths found before it (after its first snapshot).
+    private var pathsResent = false
 
     /// A writer for the agent with `settings`, reading `tracker` and `feed`.
     init(settings: AgentSettings, tracker: NodeTracker, feed: AgentFeed, control: WriterControl) {
@@ -106,6 +110,8 @@ struct AgentWriter {
                 oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())
         case .explainLeaks(let detachedBy):
             return explainLeaks(detachedBy: detachedBy)
+        case .answer(let request):
+            return answer(request)
         case .sayGoodbye(let reason, let wait):
             connection?.sayFinally(.goodbye(reason), waitMilliseconds: wait)
             closeConnection()
@@ -154,6 +160,12 @@ struct AgentWriter {
         if dropped > 0 { connection?.encode(.dropped(count: dropped)) }
         let snapshot = tracker.snapshot()
         connection?.encode(snapshot)
+        // A collector that connects (again) learns the paths found before: an analysis runs
+        // once per leak, and the daemon that heard it may have been restarted since.
+        if !pathsResent, link.stream.protocolVersion >= 2 {
+            pathsResent = true
+            for frame in explained.stillAlive(in: snapshot) { connection?.encode(.retainers(frame)) }
+        }
         control.statistics.withLock { $0.snapshotsSent &+= 1 }
         let latest = snapshot.nodes.lazy.filter { $0.objects.contains(where: \.isAlive) }.compactMap(\.detachedAt).max()
         return link.snapshotSent(sequence: snapshot.sequence, latestPendingDetach: latest, now: MonotonicClock.now())
@@ -177,15 +189,28 @@ struct AgentWriter {
     /// Explains what holds the alive objects of the nodes whose grace ran out (on this thread:
     /// its own stack is left out of the analysis), one retainers frame per object.
     private mutating func explainLeaks(detachedBy: UInt64) -> AgentLink.Action {
-        for frame in tracker.explainLeaks(detachedBy: detachedBy, with: analysis) {
-            connection?.encode(.retainers(frame))
-        }
+        let frames = tracker.explainLeaks(detachedBy: detachedBy, with: analysis)
+        for frame in frames { connection?.encode(.retainers(frame)) }
+        explained.keep(frames)
         return link.leaksExplained(oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())
+    }
+
+    /// Answers the collector's request to explain nodes: one retainers frame per alive object
+    /// of those of them that are detached, then the `explained` frame.
+    private mutating func answer(_ request: ExplainFrame) -> AgentLink.Action {
+        let (frames, outcome) = tracker.explain(request.nodeIDs.map { NodeID(rawValue: $0) }, with: analysis)
+        for frame in frames { connection?.encode(.retainers(frame)) }
+        explained.keep(frames)
+        connection?.encode(
+            .explained(
+                ExplainedFrame(requestID: request.requestID, outcome: outcome, objectCount: UInt16(clamping: frames.count))))
+        return link.requestAnswered(now: MonotonicClock.now())
     }
 
     /// Closes the connection, if any, and forgets what is queued: a new connection starts
     /// with a snapshot.
     private mutating func closeConnection() {
+        pathsResent = false
         feed.connected.store(false, ordering: .releasing)
         control.sentThrough.store(0, ordering: .releasing)
         connection?.close()

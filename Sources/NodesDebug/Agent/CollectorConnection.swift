@@ -67,9 +67,12 @@ struct CollectorConnection {
         guard case .success(let bytes) = socket.receive(timeoutMilliseconds: 0) else { return .ended }
         guard !bytes.isEmpty else { return .fine }
         decoder.feed(bytes)
+        var asked: [ExplainFrame] = []
         do {
-            while try decoder.next() != nil {}
-            return .fine
+            while let message = try decoder.next() {
+                if case .explain(let request) = message, asked.count < AgentLink.maxQueuedRequests { asked.append(request) }
+            }
+            return asked.isEmpty ? .fine : .asked(asked)
         } catch {
             return .malformed("\(error)")
         }

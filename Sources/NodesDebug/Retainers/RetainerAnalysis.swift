@@ -147,7 +147,11 @@ public final class RetainerAnalysis {
     ///   - attached: the objects of attached nodes (roots: a path starts there).
     ///   - detached: the alive objects of detached nodes (with the targets, the leaking set: the
     ///     suspect hop is the reference that enters it).
-    public func explain(_ targets: [Target], attached: [NodeObject], detached: [NodeObject]) -> [RetainersFrame] {
+    ///   - countingAgainstBudget: whether the targets count against the process's budget
+    ///     (``Limits/objectsPerProcess``); an analysis the collector asked for does not.
+    public func explain(
+        _ targets: [Target], attached: [NodeObject], detached: [NodeObject], countingAgainstBudget: Bool = true
+    ) -> [RetainersFrame] {
         let start = clock()
         guard !targets.isEmpty else { return [] }
         var batch = targets
@@ -158,14 +162,14 @@ public final class RetainerAnalysis {
             }
             batch.removeLast(batch.count - limits.objectsPerBatch)
         }
-        let allowed = max(0, limits.objectsPerProcess - objectsExplained)
+        let allowed = countingAgainstBudget ? max(0, limits.objectsPerProcess - objectsExplained) : batch.count
         if batch.count > allowed {
             overflow += batch[allowed...].map {
                 ($0, "not analyzed: this process's analysis budget (\(limits.objectsPerProcess) objects) is used up")
             }
             batch.removeLast(batch.count - allowed)
         }
-        objectsExplained += batch.count
+        if countingAgainstBudget { objectsExplained += batch.count }
         var frames: [RetainersFrame] = []
         if !batch.isEmpty {
             // The work stops at four fifths of the bound: releasing a large copy takes the rest.

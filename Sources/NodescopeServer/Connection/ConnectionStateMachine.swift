@@ -23,6 +23,8 @@ struct ConnectionStateMachine {
         /// Feed a host-stream message to the collector. A goodbye is fed too (the collector
         /// checks where it stands); once it is accepted the session ends normally.
         case ingest(WireMessage)
+        /// A host ended its answer to an explain request (its retainers frames were ingested).
+        case explained(ExplainedFrame)
         /// Answer a client request.
         case request(ControlRequestFrame)
         /// Nothing to do (a client's heartbeat).
@@ -78,6 +80,12 @@ struct ConnectionStateMachine {
                 return .close("retainers frames need protocol version 2; this connection speaks version \(version)")
             }
             return .ingest(message)
+        case (.host(let version, _), .explained(let explained)):
+            guard version >= FrameType.explained.sinceVersion else {
+                state = .closed
+                return .close("explained frames need protocol version 2; this connection speaks version \(version)")
+            }
+            return .explained(explained)
         case (.client, .heartbeat):
             return .ignore
         case (.host, .defineString), (.host, .snapshotBegin), (.host, .snapshotEnd), (.host, .nodeAttached),

@@ -130,8 +130,9 @@ final class WireConnectionHandler: ChannelInboundHandler {
         case .acceptHost(let hello, let version):
             self.hello = hello
             guard admit(context) else { return }
+            guard let connection else { return }
             let session = hub.openHost(
-                hello, clocks: TimeNamespace.relation(toPeer: peer?.pid),
+                hello, connection: connection, version: version, clocks: TimeNamespace.relation(toPeer: peer?.pid),
                 processStartedAt: ProcessStart.monotonicNanos(ofPeer: peer?.pid), now: now)
             self.session = session
             logger[metadataKey: "session"] = "\(session)"
@@ -165,6 +166,9 @@ final class WireConnectionHandler: ChannelInboundHandler {
                 closing = true
                 context.close(promise: nil)
             }
+        case .explained(let frame):
+            guard let session else { return }
+            hub.explained(frame, session: session)
         case .request(let request):
             guard let connection else { return }
             if case .disconnect(let reason) = hub.handle(request, from: connection) {

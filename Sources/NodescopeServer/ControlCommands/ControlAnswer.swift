@@ -13,6 +13,9 @@ struct ControlAnswer: Equatable {
     /// Events sent right after the answer with the request's id as subscription id (a
     /// subscription to a process that has already ended gets its `sessionEnded` at once).
     var events: [TreeChange] = []
+    /// A question for a host: the hub sends it and answers the request when the host has
+    /// answered (``ExplainHandler``). The status and body are then unused.
+    var askHost: HostQuestion?
 
     /// A successful answer with `value` as its body.
     static func ok(_ value: some Encodable, events: [TreeChange] = []) -> ControlAnswer {
@@ -24,4 +27,16 @@ struct ControlAnswer: Equatable {
         ControlAnswer(status: status, body: ControlBody.encode(ControlBody.Failure(error: error, candidates: candidates)))
     }
 
+    /// An answer that the host gives: the hub asks `question` and answers later.
+    static func ask(_ question: HostQuestion) -> ControlAnswer {
+        ControlAnswer(status: .ok, body: [], askHost: question)
+    }
+}
+
+/// What the collector asks a host for a client: what holds some of its detached nodes now.
+struct HostQuestion: Equatable {
+    /// The host's session.
+    var session: SessionID
+    /// The detached nodes to explain (at most ``ExplainFrame/maxNodes``).
+    var nodeIDs: [UInt64]
 }

@@ -20,6 +20,7 @@ extension ControlCommand {
         case .leaks: LeaksHandler.self
         case .subscribe: SubscribeHandler.self
         case .unsubscribe: UnsubscribeHandler.self
+        case .explain: ExplainHandler.self
         }
     }
 }

@@ -29,6 +29,20 @@ final class CollectorHub {
     private var endpoints: [ConnectionID: Endpoint] = [:]
     private var retention = RetentionTimer()
     private var retentionTask: Scheduled<Void>?
+    /// The connection of each connected host and the protocol version it speaks.
+    private var hosts: [SessionID: (connection: ConnectionID, version: UInt16)] = [:]
+    /// The explain requests sent to hosts and not answered yet, by the id the host echoes.
+    private var questions: [UInt32: OpenQuestion] = [:]
+    private var lastQuestionID: UInt32 = 0
+
+    /// A client's question that a host is answering.
+    private struct OpenQuestion {
+        var client: ConnectionID
+        var clientRequestID: UInt32
+        var session: SessionID
+        var nodeIDs: [UInt64]
+        var deadline: Scheduled<Void>?
+    }
 
     /// A hub with an empty collector, serving on `eventLoop`.
     init(settings: CollectorSettings, limits: ServerLimits = .init(), eventLoop: EventLoop, logger: Logger) {
@@ -55,6 +69,11 @@ final class CollectorHub {
     /// Forgets a closed connection and ends its subscriptions.
     func connectionClosed(_ connection: ConnectionID) {
         endpoints[connection] = nil
+        // A client that goes away gets no answer; the host's, when it comes, is dropped.
+        for (id, question) in questions where question.client == connection {
+            question.deadline?.cancel()
+            questions[id] = nil
+        }
         subscriptions.close(connection)
     }
 
@@ -67,8 +86,12 @@ final class CollectorHub {
     // MARK: Hosts
 
     /// Opens the session of a host whose hello was accepted at `now`.
-    func openHost(_ hello: Hello, clocks: ClockRelation, processStartedAt: UInt64? = nil, now: UInt64) -> SessionID {
+    func openHost(
+        _ hello: Hello, connection: ConnectionID, version: UInt16, clocks: ClockRelation, processStartedAt: UInt64? = nil,
+        now: UInt64
+    ) -> SessionID {
         let session = collector.openSession(hello, now: now, clocks: clocks, processStartedAt: processStartedAt)
+        hosts[session] = (connection, version)
         logger.debug(
             "host connected",
             metadata: ["pid": "\(hello.pid)", "name": "\(hello.processName)", "session": "\(session)", "clock": "\(clocks)"])
@@ -89,6 +112,10 @@ final class CollectorHub {
 
     /// Ends a host's session at `now`: `normally` after its goodbye, otherwise abnormally.
     func endHost(_ session: SessionID, normally: Bool, now: UInt64) {
+        hosts[session] = nil
+        for (id, question) in questions where question.session == session {
+            answerQuestion(id, with: .failure(.unavailable, "the process ended before its analysis was done"))
+        }
         let changes = collector.endSession(session, normally: normally, now: now)
         logger.debug("host ended", metadata: ["session": "\(session)", "normally": "\(normally)"])
         publish(changes, for: session)
@@ -107,10 +134,83 @@ final class CollectorHub {
         guard admission == .answer else { return admission }
         let asked = ControlRequest(frame: request, connection: connection, collector: collector)
         let answer = request.command.handler.answer(asked, subscriptions: &subscriptions)
+        if let question = answer.askHost {
+            ask(question, for: request.requestID, of: connection)
+            return .answer
+        }
         let parts = ControlResponseFrame.parts(requestID: request.requestID, status: answer.status, body: answer.body)
         let events = eventFrames(answer.events.map { ControlBody.encode($0) }, subscriptionID: request.requestID)
         send(parts.map { .response($0) } + events, to: connection)
         return .answer
+    }
+
+    // MARK: Questions for hosts
+
+    /// Sends a client's question to its host, unless the host cannot take it: then the client
+    /// is answered at once.
+    private func ask(_ question: HostQuestion, for requestID: UInt32, of client: ConnectionID) {
+        let refusal: String?
+        if let host = hosts[question.session] {
+            if host.version < FrameType.explain.sinceVersion {
+                refusal =
+                    "the process speaks protocol version \(host.version), which cannot explain on request; "
+                    + "its leaks are explained when their grace runs out (update its Nodescope runtime)"
+            } else if questions.values.contains(where: { $0.session == question.session }) {
+                refusal = "the process is answering another explain request; try again when it is done"
+            } else {
+                refusal = nil
+            }
+        } else {
+            refusal = "the process has ended: there is no one left to ask"
+        }
+        if let refusal {
+            reply(.failure(.unavailable, refusal), to: requestID, of: client)
+            return
+        }
+        guard let host = hosts[question.session] else { return }
+        lastQuestionID &+= 1
+        let id = lastQuestionID
+        let deadlineNanos = limits.explainDeadlineNanos
+        let deadline = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(deadlineNanos)) {
+            self.answerQuestion(
+                id,
+                with: .failure(
+                    .unavailable,
+                    "the process did not answer within \(deadlineNanos / 1_000_000_000) s (is it stopped, or its agent busy?)"))
+        }
+        questions[id] = OpenQuestion(
+            client: client, clientRequestID: requestID, session: question.session, nodeIDs: question.nodeIDs,
+            deadline: deadline)
+        send([.explain(ExplainFrame(requestID: id, nodeIDs: question.nodeIDs))], to: host.connection)
+    }
+
+    /// A host ended its answer to a question: the client gets the nodes as the collector now
+    /// holds them, with the paths the host sent before. An answer that no open question of
+    /// this host awaits (late, or made up) changes nothing.
+    func explained(_ frame: ExplainedFrame, session: SessionID) {
+        guard let question = questions[frame.requestID], question.session == session else { return }
+        let wanted = Set(question.nodeIDs)
+        let nodes = collector.tree(session)?.nodes.filter { wanted.contains($0.id) } ?? []
+        let ordered = question.nodeIDs.compactMap { id in nodes.first { $0.id == id } }
+        let outcome =
+            switch frame.outcome {
+            case .explained: "explained"
+            case .nothingAlive: "nothingAlive"
+            case .unavailable: "unavailable"
+            }
+        answerQuestion(frame.requestID, with: .ok(ControlBody.Explanation(outcome: outcome, nodes: ordered)))
+    }
+
+    /// Answers the client of an open question and closes it.
+    private func answerQuestion(_ id: UInt32, with answer: ControlAnswer) {
+        guard let question = questions.removeValue(forKey: id) else { return }
+        question.deadline?.cancel()
+        reply(answer, to: question.clientRequestID, of: question.client)
+    }
+
+    private func reply(_ answer: ControlAnswer, to requestID: UInt32, of connection: ConnectionID) {
+        let parts = ControlResponseFrame.parts(requestID: requestID, status: answer.status, body: answer.body)
+        send(parts.map { .response($0) }, to: connection)
     }
 
     // MARK: Fan-out and time

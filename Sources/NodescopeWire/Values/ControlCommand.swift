@@ -10,4 +10,7 @@ public enum ControlCommand: UInt8, Sendable, CaseIterable {
     case subscribe = 4
     /// Stop a subscription.
     case unsubscribe = 5
+    /// Ask a host, through the collector, what holds the detached nodes at a path now
+    /// (version 2; the answer comes when the host's analysis is over).
+    case explain = 6
 }

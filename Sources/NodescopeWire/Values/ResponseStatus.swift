@@ -10,4 +10,7 @@ public enum ResponseStatus: UInt8, Sendable, CaseIterable {
     case badRequest = 3
     /// The collector failed while answering.
     case internalError = 4
+    /// The answer cannot be had now: the host is busy with another request of the same kind,
+    /// has ended, or did not answer in time (version 2, `explain`).
+    case unavailable = 5
 }

@@ -177,7 +177,8 @@ struct ReferenceModel {
                 }
                 nodes[frame.nodeID] = node
             }
-        case .dropped, .goodbye, .heartbeat, .retainers, .hello, .helloAccepted, .helloRefused, .request, .response, .event:
+        case .dropped, .goodbye, .heartbeat, .retainers, .hello, .helloAccepted, .helloRefused, .request, .response, .event, .explain,
+            .explained:
             break
         }
     }

@@ -179,6 +179,15 @@ enum AnnotatedDump {
                 fields.append(u("hopFlags", 1, hop.isSuspect ? 1 : 0, hop.isSuspect ? "suspect" : "none"))
             }
             return fields
+        case .explain(let explain):
+            return [u("requestID", 4, explain.requestID), u("count", 2, explain.nodeIDs.count)]
+                + explain.nodeIDs.map { u("nodeID", 8, $0) }
+        case .explained(let explained):
+            return [
+                u("requestID", 4, explained.requestID),
+                u("outcome", 1, explained.outcome.rawValue, "\(explained.outcome)"),
+                u("objectCount", 2, explained.objectCount),
+            ]
         case .request(let request):
             return [u("requestID", 4, request.requestID), u("command", 1, request.command.rawValue, "\(request.command)")]
                 + string("argument", request.argument)

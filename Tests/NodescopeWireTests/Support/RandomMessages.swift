@@ -78,6 +78,11 @@ struct RandomMessages {
                 RetainersFrame(
                     nodeID: nonZero(), objectIndex: int(), verdict: pick(RetainerVerdict.self),
                     cutShort: Bool.random(using: &rng), elapsedMicros: int(), note: string(limit: RetainersFrame.maxNoteBytes), hops: hops))
+        case .explain:
+            let count = Int.random(in: 1...ExplainFrame.maxNodes, using: &rng)
+            return .explain(ExplainFrame(requestID: int(), nodeIDs: (0..<count).map { _ in nonZero() }))
+        case .explained:
+            return .explained(ExplainedFrame(requestID: int(), outcome: pick(ExplainOutcome.self), objectCount: int()))
         case .request:
             return .request(
                 ControlRequestFrame(
