@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Message types, framing, encoder and decoder over bytes. Depends on nothing.
@@ -75,12 +77,26 @@ let package = Package(
         // writers (text, JSON, JUnit, SARIF, diagrams of leaks), in one vocabulary.
         .target(name: "NodescopeReports", dependencies: ["NodescopeCollector", "NodescopeGraphviz"]),
 
+        // The web view: a read-only page and HTTP API on loopback, a control client of the
+        // collector like the CLI (Hummingbird; the page is plain HTML, CSS and JavaScript,
+        // compiled into the binary).
+        .target(
+            name: "NodescopeWeb",
+            dependencies: [
+                "NodescopeCollector", "NodescopeControl", "NodescopeReports", "NodescopeGraphviz",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]),
+
         // The CLI's commands as a testable library, and the thin executable.
         .target(
             name: "NodescopeCommands",
             dependencies: [
                 "NodescopeServer", "NodescopeControl", "NodescopeReports", "NodescopeCollector", "NodescopeWire",
-                "NodescopeGraphviz", "NodesDebug",
+                "NodescopeGraphviz", "NodesDebug", "NodescopeWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -144,6 +160,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector"]),
+        .testTarget(name: "NodescopeWebTests", dependencies: ["NodescopeWeb"]),
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),
         .testTarget(
             name: "NodescopeAgentTests",

@@ -13,7 +13,7 @@ public struct NodescopeCLI: AsyncParsableCommand {
             """,
         subcommands: [
             DaemonCommand.self, PsCommand.self, TreeCommand.self, AttachCommand.self, ExportCommand.self,
-            LeaksCommand.self, WhyCommand.self, CheckCommand.self, DemoCommand.self,
+            LeaksCommand.self, WhyCommand.self, UICommand.self, CheckCommand.self, DemoCommand.self,
         ]
     )
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import NodescopeCollector
 import NodescopeServer
+import NodescopeWeb
 import ServiceLifecycle
 
 /// `nodescope daemon`: runs the collector until SIGINT or SIGTERM.
@@ -29,6 +30,12 @@ struct DaemonCommand: AsyncParsableCommand {
         parsing: .unconditional, help: "How many connections (hosts and clients) are served at once; a hello beyond it is refused as busy.")
     var maxConnections: Int = ServerLimits().maxConnections
 
+    @Flag(help: "Also serve the web view on 127.0.0.1 (its address is printed; see `nodescope ui`).")
+    var ui = false
+
+    @Option(help: "The web view's port with --ui (0 picks a free one).")
+    var uiPort: Int = 0
+
     func validate() throws {
         guard grace.nanoseconds > 0 else { throw ValidationError("--grace must be more than 0 (e.g. 1s or 500ms)") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -37,6 +44,7 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
         guard keepEnded >= 0 else { throw ValidationError("--keep-ended must be 0 or more") }
+        guard (0...65_535).contains(uiPort) else { throw ValidationError("--ui-port must be from 0 to 65535") }
     }
 
     func run() async throws {
@@ -49,9 +57,13 @@ struct DaemonCommand: AsyncParsableCommand {
                 maxEndedSessions: max(keepEnded, 0)),
             limits: ServerLimits(maxConnections: maxConnections),
             logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
+        if ui {
+            let web = WebViewServer(socketPath: connection.socketPath, port: uiPort, logger: logger)
+            services.append(.init(service: web.service { url in UICommand.announce(url, open: false) }))
+        }
         let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let error as ServerError {

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NodescopeControl
+import NodescopeServer
+import NodescopeWeb
+
+/// `nodescope ui`: the web view of every process's live tree.
+struct UICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ui",
+        abstract: "Serve a live web view of every process's tree on 127.0.0.1 and print its address.",
+        discussion: """
+            The page shows the processes, the live tree of the one you choose, its leaks with what \
+            holds them, node details and the diagram. It listens on loopback only and needs the \
+            token in the printed address (then a cookie). Without a running daemon it starts an \
+            embedded collector on the socket, as the other commands do. Ends on Ctrl-C.
+            """)
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port: Int = 0
+
+    @Flag(help: "Open the address in the desktop's browser (xdg-open).")
+    var open = false
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+    }
+
+    func run() async throws {
+        let socket = connection.socketPath
+        try ControlClient.checkPlace(of: socket)
+        var embedded: CollectorServer?
+        if !CollectorServer.isAnswering(at: socket) {
+            let server = CollectorServer(socketPath: socket, settings: .init(), logger: .quiet)
+            do {
+                try await server.start()
+            } catch {
+                throw CLIError("no daemon runs on \(socket), and an embedded collector could not start there: \(error)")
+            }
+            embedded = server
+            Terminal.note("no daemon on \(socket); started an embedded collector (it stops with this command)")
+        }
+        var logger = Logger(label: "nodescope.ui")
+        logger.logLevel = .notice
+        let web = WebViewServer(socketPath: socket, port: port, logger: logger)
+        let open = self.open
+        do {
+            try await web.run { url in UICommand.announce(url, open: open) }
+        } catch {
+            await embedded?.stop()
+            throw CLIError("the web view could not serve on 127.0.0.1:\(port): \(error)")
+        }
+        await embedded?.stop()
+    }
+
+    /// Prints the address (the one line on standard output) and opens it when asked.
+    static func announce(_ url: String, open: Bool) {
+        Terminal.write(url + "\n")
+        Terminal.note("web view on \(url) (loopback only; the token is this session's). Ctrl-C ends it.")
+        guard open else { return }
+        let opener = Process()
+        opener.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        opener.arguments = ["xdg-open", url]
+        opener.standardOutput = FileHandle.nullDevice
+        opener.standardError = FileHandle.nullDevice
+        do {
+            try opener.run()
+        } catch {
+            Terminal.note("could not start xdg-open (\(error)); open the address above yourself")
+        }
+    }
+}

@@ -1,0 +1,457 @@
+// The Nodescope web view: plain JavaScript, no framework. Everything from the collector is
+// shown with textContent, never parsed as HTML.
+"use strict";
+
+const ROW = 22;
+const MARKS = {
+  active: "● active", started: "◐ started", attached: "○ attached", inactive: "○ inactive", ended: "◌ ended",
+  detached: "⧗ detached, awaiting release", leaked: "✖ LEAKED", lateRelease: "⚠ released late", unverified: "? unverified",
+};
+const PLACEHOLDER_MARK = "◌ released (a leaked node remains below)";
+
+const state = {
+  process: null,          // the chosen process (pid as text)
+  processes: [],
+  nodes: new Map(),       // id -> NodeInfo
+  children: new Map(),    // id (or 0 for roots) -> [id], attach order
+  expanded: new Set(),
+  collapsed: new Set(),   // nodes the user collapsed (wins over the default)
+  selected: null,
+  focus: null,            // id of the focused subtree's root
+  search: "",
+  rows: [],               // visible rows: [{id, depth}]
+  leaks: [],
+  source: null,           // the EventSource
+  ended: false,
+  tab: "tree",
+};
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, cls, text) => {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+// MARK: Processes
+
+async function getJSON(url) {
+  const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+  const body = await response.json().catch(() => ({ error: response.statusText }));
+  if (!response.ok) throw new Error(body.error || response.statusText);
+  return body;
+}
+
+async function refreshProcesses() {
+  try {
+    state.processes = await getJSON("/api/processes");
+    setStatus(state.ended ? "process exited" : state.process ? "live" : "collector connected", "live");
+  } catch (error) {
+    setStatus("collector not answering: " + error.message + " (retrying)", "down");
+    return;
+  }
+  renderProcesses();
+  if (!state.process) {
+    const live = state.processes.filter((p) => p.endedAtNanos === undefined);
+    if (live.length === 1) choose(String(live[0].pid));
+  }
+}
+
+function renderProcesses() {
+  const list = $("process-list");
+  list.replaceChildren();
+  $("no-process").hidden = state.processes.length > 0;
+  for (const process of state.processes) {
+    const item = el("li", process.endedAtNanos === undefined ? "" : "ended");
+    item.dataset.pid = String(process.pid);
+    if (String(process.pid) === state.process) item.classList.add("selected");
+    item.append(el("span", "name", `${process.processName} [${process.pid}]`));
+    const ended = process.endedAtNanos === undefined ? "" : process.endedNormally ? " · exited" : " · ended abnormally";
+    item.append(el("span", "counts", `${process.liveNodes} nodes · ${process.leaks} leaks${ended}`));
+    item.addEventListener("click", () => choose(String(process.pid)));
+    list.append(item);
+  }
+}
+
+function setStatus(text, kind) {
+  const status = $("status");
+  status.textContent = text;
+  status.className = "status " + (kind || "");
+}
+
+function showBanner(text) {
+  const banner = $("banner");
+  banner.textContent = text || "";
+  banner.hidden = !text;
+}
+
+// MARK: The live tree
+
+function choose(pid) {
+  if (state.process === pid && state.source) return;
+  state.process = pid;
+  state.selected = null;
+  state.focus = null;
+  state.expanded.clear();
+  state.collapsed.clear();
+  renderProcesses();
+  connect();
+  updateDownloads();
+}
+
+function connect() {
+  if (state.source) state.source.close();
+  state.ended = false;
+  showBanner("");
+  $("tree-empty").hidden = true;
+  const source = new EventSource("/api/events?process=" + encodeURIComponent(state.process));
+  state.source = source;
+  source.addEventListener("tree", (event) => {
+    loadTree(JSON.parse(event.data));
+    setStatus("live", "live");
+    refreshLeaks();
+  });
+  source.addEventListener("change", (event) => applyChange(JSON.parse(event.data)));
+  source.addEventListener("gone", (event) => {
+    const body = JSON.parse(event.data);
+    showBanner(body.kind === "notFound" ? "That process is gone: " + body.error : "The collector went away; reconnecting…");
+  });
+  source.onerror = () => {
+    if (state.ended) { source.close(); return; }
+    setStatus("collector not answering (reconnecting)", "down");
+  };
+}
+
+function loadTree(view) {
+  state.nodes.clear();
+  state.children.clear();
+  for (const node of view.nodes) addNode(node);
+  const small = view.nodes.length <= 2000;
+  for (const node of view.nodes) if (small || node.depth < 2) state.expanded.add(node.id);
+  scheduleRender();
+}
+
+function addNode(node) {
+  const existing = state.nodes.get(node.id);
+  state.nodes.set(node.id, node);
+  if (existing) return;
+  const parent = node.parent !== undefined && state.nodes.has(node.parent) ? node.parent : 0;
+  if (!state.children.has(parent)) state.children.set(parent, []);
+  state.children.get(parent).push(node.id);
+}
+
+function removeNode(id) {
+  const node = state.nodes.get(id);
+  if (!node) return;
+  for (const child of state.children.get(id) || []) removeNode(child);
+  state.children.delete(id);
+  const parent = node.parent !== undefined && state.nodes.has(node.parent) ? node.parent : 0;
+  const siblings = state.children.get(parent);
+  if (siblings) siblings.splice(siblings.indexOf(id), 1);
+  state.nodes.delete(id);
+}
+
+function applyChange(change) {
+  const [name] = Object.keys(change);
+  const body = change[name];
+  switch (name) {
+    case "attached": addNode(body._0); break;
+    case "statusChanged": { const node = state.nodes.get(body.id); if (node) node.status = body.status; break; }
+    case "objectAdded": { const node = state.nodes.get(body.id); if (node) node.objects.push(body.object); break; }
+    case "objectReleased": {
+      const node = state.nodes.get(body.id);
+      const object = node && node.objects.find((o) => o.index === body.index);
+      if (object) object.isAlive = false;
+      break;
+    }
+    case "removed": removeNode(body.id); break;
+    case "resynced": state.nodes.clear(); state.children.clear(); break;
+    case "leakFlagged": refreshLeaks(); break;
+    case "retainersFound": {
+      const node = state.nodes.get(body.id);
+      if (node) node.retainers = (node.retainers || []).filter((p) => p.objectIndex !== body.path.objectIndex).concat([body.path]);
+      refreshLeaks();
+      break;
+    }
+    case "sessionEnded":
+      state.ended = true;
+      showBanner(body.normally ? "The process exited. Its last tree and leaks stay here." : "The process ended abnormally. Its last tree and leaks stay here.");
+      setStatus("process exited", "");
+      refreshProcesses();
+      break;
+  }
+  if (state.selected !== null && state.nodes.has(state.selected)) renderDetails();
+  scheduleRender();
+}
+
+// MARK: Rows, rendered only where the user looks
+
+let renderPending = false;
+function scheduleRender() {
+  if (renderPending) return;
+  renderPending = true;
+  requestAnimationFrame(() => { renderPending = false; computeRows(); renderRows(); });
+}
+
+function isExpanded(id) {
+  return !state.collapsed.has(id) && state.expanded.has(id);
+}
+
+function pathOf(id) {
+  const names = [];
+  for (let node = state.nodes.get(id); node; node = state.nodes.get(node.parent)) names.unshift(displayName(node));
+  return names.join("/");
+}
+
+function displayName(node) {
+  return node.name || node.kind || "?";
+}
+
+function computeRows() {
+  const rows = [];
+  const query = state.search.toLowerCase();
+  const start = state.focus !== null && state.nodes.has(state.focus) ? [state.focus] : state.children.get(0) || [];
+  if (query) {
+    // Every node whose name or path matches, with its ancestors, all open.
+    const keep = new Set();
+    for (const [id, node] of state.nodes) {
+      if (displayName(node).toLowerCase().includes(query) || pathOf(id).toLowerCase().includes(query)) {
+        for (let current = node; current; current = state.nodes.get(current.parent)) keep.add(current.id);
+      }
+    }
+    const walk = (ids, depth) => {
+      for (const id of ids) {
+        if (!keep.has(id)) continue;
+        rows.push({ id, depth, match: displayName(state.nodes.get(id)).toLowerCase().includes(query) });
+        walk(state.children.get(id) || [], depth + 1);
+      }
+    };
+    walk(start, 0);
+  } else {
+    const stack = start.slice().reverse().map((id) => [id, 0]);
+    while (stack.length) {
+      const [id, depth] = stack.pop();
+      rows.push({ id, depth });
+      if (!isExpanded(id)) continue;
+      const kids = state.children.get(id) || [];
+      for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], depth + 1]);
+    }
+  }
+  state.rows = rows;
+}
+
+function renderRows() {
+  const view = $("tree-view");
+  const spacer = $("tree-spacer");
+  spacer.style.height = state.rows.length * ROW + "px";
+  const first = Math.max(0, Math.floor(view.scrollTop / ROW) - 10);
+  const last = Math.min(state.rows.length, first + Math.ceil(view.clientHeight / ROW) + 20);
+  const fragment = document.createDocumentFragment();
+  for (let index = first; index < last; index++) fragment.append(renderRow(state.rows[index], index));
+  spacer.replaceChildren(fragment);
+  $("tree-empty").hidden = state.process !== null;
+}
+
+function renderRow(row, index) {
+  const node = state.nodes.get(row.id);
+  const line = el("div", "row");
+  line.style.top = index * ROW + "px";
+  line.style.paddingLeft = 6 + row.depth * 16 + "px";
+  line.dataset.id = String(row.id);
+  line.dataset.path = pathOf(row.id);
+  if (row.id === state.selected) line.classList.add("selected");
+  if (row.match) line.classList.add("match");
+  const kids = state.children.get(row.id) || [];
+  const toggle = el("span", "toggle", kids.length ? (isExpanded(row.id) || state.search ? "▾" : "▸") : "");
+  toggle.addEventListener("click", (event) => { event.stopPropagation(); toggleNode(row.id); });
+  line.append(toggle, el("span", "name", displayName(node)));
+  if (node.name && node.kind) line.append(el("span", "kind", node.kind));
+  const status = node.isPlaceholder ? "placeholder" : node.status;
+  line.append(el("span", "mark s-" + status, node.isPlaceholder ? PLACEHOLDER_MARK : MARKS[node.status] || node.status));
+  const alive = node.objects.filter((o) => o.isAlive).map((o) => o.role || "object");
+  if (alive.length && !node.isPlaceholder) line.append(el("span", "objects", "[" + alive.join(", ") + "]"));
+  const key = (node.retainers || []).map(keyHop).find(Boolean);
+  if (key && node.status !== "lateRelease") line.append(el("span", "held", "◀ held by " + key));
+  line.addEventListener("click", () => select(row.id));
+  return line;
+}
+
+function toggleNode(id) {
+  if (isExpanded(id)) { state.collapsed.add(id); } else { state.collapsed.delete(id); state.expanded.add(id); }
+  scheduleRender();
+}
+
+function reveal(id) {
+  for (let node = state.nodes.get(state.nodes.get(id)?.parent); node; node = state.nodes.get(node.parent)) {
+    state.collapsed.delete(node.id);
+    state.expanded.add(node.id);
+  }
+  if (state.focus !== null && !pathOf(id).startsWith(pathOf(state.focus))) state.focus = null;
+  state.search = "";
+  $("search").value = "";
+  selectTab("tree");
+  computeRows();
+  const index = state.rows.findIndex((row) => row.id === id);
+  const view = $("tree-view");
+  if (index >= 0) view.scrollTop = Math.max(0, index * ROW - view.clientHeight / 2);
+  select(id);
+}
+
+function select(id) {
+  state.selected = id;
+  renderDetails();
+  scheduleRender();
+}
+
+// MARK: Details and leaks
+
+function keyHop(path) {
+  const hops = path.hops || [];
+  const hop = hops.find((h) => h.isSuspect) || hops[0];
+  if (path.verdict === "global") return "global " + (hops[0] ? hops[0].holder : "?");
+  if (!hop) return null;
+  return hop.reference.startsWith(".") || hop.reference.startsWith("[") ? hop.holder + hop.reference : hop.holder;
+}
+
+function retainerText(path, objectType) {
+  const hops = path.hops || [];
+  if (path.verdict === "notAnalyzed") return "not analyzed: " + (path.note || "no reason given");
+  if (path.verdict === "unknown") return "holder unknown";
+  if (path.verdict === "global") return "retained by global " + (hops[0] ? hops[0].holder : "?");
+  if (!hops.length) return path.verdict === "stack" ? "held by a thread's stack" : path.verdict;
+  const lines = [(path.verdict === "cycle" ? "retain cycle from " : "held by ") + hops[0].holder];
+  hops.forEach((hop, index) => {
+    const next = index + 1 < hops.length ? hops[index + 1].holder : objectType;
+    lines.push("  ─ " + (hop.reference || "(itself)") + " ─▶ " + next + (hop.isSuspect ? "  ◀ suspect" : ""));
+  });
+  if (path.cutShort) lines.push("cut short" + (path.note ? ": " + path.note : ""));
+  return lines.join("\n");
+}
+
+function seconds(nanos) {
+  return (nanos / 1e9).toFixed(1) + " s";
+}
+
+function renderDetails() {
+  const body = $("detail-body");
+  const node = state.nodes.get(state.selected);
+  body.replaceChildren();
+  body.className = "";
+  if (!node) { body.className = "empty"; body.textContent = "Click a node to see its objects."; return; }
+  body.append(el("div", "path", pathOf(node.id)));
+  const process = state.processes.find((p) => String(p.pid) === state.process);
+  const since = (t) => (process ? seconds(t - process.connectedAtNanos) + " after the process connected" : seconds(t));
+  const table = el("table");
+  const add = (label, value) => { const tr = el("tr"); tr.append(el("td", "meta", label), el("td", "", value)); table.append(tr); };
+  add("kind", node.kind || "?");
+  add("state", node.isPlaceholder ? PLACEHOLDER_MARK : MARKS[node.status] || node.status);
+  add("id", String(node.id));
+  add("attached", since(node.attachedAtNanos));
+  if (node.detachedAtNanos !== undefined) add("detached", since(node.detachedAtNanos));
+  for (const object of node.objects) {
+    add((object.role || "object") + " " + object.index, object.typeName + (object.isAlive ? " (alive)" : " (released)"));
+  }
+  body.append(table);
+  for (const path of node.retainers || []) {
+    const object = node.objects.find((o) => o.index === path.objectIndex);
+    body.append(el("pre", "retainers", retainerText(path, object ? object.typeName : "?")));
+  }
+  const focus = el("button", "", "Focus on this subtree");
+  focus.addEventListener("click", () => { state.focus = node.id; state.expanded.add(node.id); updateFocus(); scheduleRender(); });
+  body.append(focus);
+}
+
+async function refreshLeaks() {
+  if (!state.process) return;
+  try {
+    state.leaks = await getJSON("/api/leaks?process=" + encodeURIComponent(state.process));
+  } catch (error) {
+    return;
+  }
+  const list = $("leak-list");
+  list.replaceChildren();
+  $("leak-count").textContent = state.leaks.length ? "(" + state.leaks.length + ")" : "";
+  if (!state.leaks.length) list.append(el("li", "empty", "No leak."));
+  for (const leak of state.leaks) {
+    const item = el("li");
+    item.dataset.node = String(leak.nodeID);
+    item.append(el("div", "path", leak.path.join(" › ") + "  (" + leak.kind + ")"));
+    item.append(el("div", "meta", leak.verdict + " · " + leak.aliveObjects.map((o) => (o.role || "object") + " " + o.typeName).join(", ")
+      + " · flagged " + seconds(leak.flaggedAtNanos - leak.detachedAtNanos) + " after detach"));
+    for (const path of leak.retainers || []) {
+      const object = leak.aliveObjects.find((o) => o.index === path.objectIndex);
+      item.append(el("pre", "retainers", retainerText(path, object ? object.typeName : "?")));
+    }
+    item.append(el("div", "fingerprint", "fingerprint " + leak.fingerprint));
+    item.addEventListener("click", () => reveal(leak.nodeID));
+    list.append(item);
+  }
+}
+
+// MARK: Focus, tabs, downloads
+
+function updateFocus() {
+  const focus = $("focus");
+  focus.replaceChildren();
+  if (state.focus !== null && state.nodes.has(state.focus)) {
+    focus.append(el("span", "meta", "focus: " + pathOf(state.focus)));
+    const clear = el("button", "", "×");
+    clear.title = "Show the whole tree";
+    clear.addEventListener("click", () => { state.focus = null; updateFocus(); scheduleRender(); });
+    focus.append(clear);
+  }
+  updateDownloads();
+}
+
+function diagramURL(format, download) {
+  const root = state.focus !== null && state.nodes.has(state.focus) ? pathOf(state.focus) : "";
+  return "/api/diagram?process=" + encodeURIComponent(state.process) + "&root=" + encodeURIComponent(root)
+    + "&format=" + format + (download ? "&download=1" : "");
+}
+
+function updateDownloads() {
+  if (!state.process) return;
+  $("download-svg").href = diagramURL("svg", true);
+  $("download-dot").href = diagramURL("dot", true);
+  $("download-json").href = "/api/tree?process=" + encodeURIComponent(state.process) + "&download=1";
+  if (state.tab === "diagram") $("diagram").src = diagramURL("svg", false);
+}
+
+function selectTab(tab) {
+  state.tab = tab;
+  $("tab-tree").setAttribute("aria-selected", String(tab === "tree"));
+  $("tab-diagram").setAttribute("aria-selected", String(tab === "diagram"));
+  $("tree-view").hidden = tab !== "tree";
+  $("diagram-view").hidden = tab !== "diagram";
+  updateDownloads();
+}
+
+// MARK: Start
+
+async function start() {
+  $("tab-tree").addEventListener("click", () => selectTab("tree"));
+  $("tab-diagram").addEventListener("click", () => selectTab("diagram"));
+  $("tree-view").addEventListener("scroll", () => renderRows());
+  window.addEventListener("resize", () => renderRows());
+  $("expand-all").addEventListener("click", () => {
+    state.collapsed.clear();
+    for (const id of state.nodes.keys()) state.expanded.add(id);
+    scheduleRender();
+  });
+  $("collapse-all").addEventListener("click", () => {
+    state.expanded.clear();
+    state.collapsed.clear();
+    scheduleRender();
+  });
+  $("search").addEventListener("input", (event) => { state.search = event.target.value.trim(); scheduleRender(); });
+  try {
+    const info = await getJSON("/api/info");
+    $("start-line").textContent = info.startLine;
+  } catch (error) { /* the process list says what is wrong */ }
+  await refreshProcesses();
+  setInterval(refreshProcesses, 2000);
+  renderRows();
+}
+
+start();

@@ -1,0 +1,268 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NodescopeCollector
+import NodescopeControl
+import NodescopeGraphviz
+import NodescopeReports
+import Synchronization
+
+/// The web view: a page and a small read-only HTTP API on loopback, served from what a
+/// collector answers on its Unix socket (the daemon's, or an embedded one), as a control client
+/// like the CLI's. The collector stays as it is: this module is an edge.
+///
+/// Endpoints (all `GET`, all behind ``WebGate``):
+/// - `/` the page, `/app.js`, `/app.css` (compiled into the binary);
+/// - `/api/processes`: the processes, as `nodescope ps --json`;
+/// - `/api/tree?process=P`, `/api/leaks?process=P`: as `tree --json`, `leaks --format json`;
+/// - `/api/events?process=P`: server-sent events, `tree` (the tree now) then `change` (each
+///   change), as `attach` receives them; the stream ends when the process ends;
+/// - `/api/diagram?process=P&root=PATH&format=svg|dot[&download=1]`: the diagram that `export`
+///   draws, with the same renderer.
+public struct WebViewServer: Sendable {
+    /// The collector's socket.
+    public let socketPath: String
+    /// The port asked for; 0 picks a free one.
+    public let requestedPort: Int
+    /// The secret of the printed URL.
+    public let token: String
+    private let logger: Logger
+
+    /// A server for the collector on `socketPath`.
+    public init(socketPath: String, port: Int = 0, token: String = WebGate.newToken(), logger: Logger) {
+        self.socketPath = socketPath
+        self.requestedPort = port
+        self.token = token
+        self.logger = logger
+    }
+
+    /// The address to open, with the token, for the server on `port`.
+    public func url(port: Int) -> String { "http://127.0.0.1:\(port)/?token=\(token)" }
+
+    /// Serves until SIGINT or SIGTERM; `onReady` gets the URL once the port is bound.
+    public func run(onReady: @escaping @Sendable (String) -> Void) async throws {
+        try await service(onReady: onReady).runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+
+    /// The server as a service, to run in a service group beside the daemon's collector;
+    /// `onReady` gets the URL once the port is bound.
+    public func service(onReady: @escaping @Sendable (String) -> Void) -> some ApplicationProtocol {
+        let port = PortBox()
+        let router = Router()
+        router.add(middleware: GateMiddleware(token: token, port: port, logger: logger))
+        addRoutes(to: router)
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: requestedPort), serverName: "nodescope"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? 0
+                port.value.withLock { $0 = bound }
+                onReady(url(port: bound))
+            },
+            logger: logger)
+    }
+
+    // MARK: Routes
+
+    private func addRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/") { _, _ in Self.file(PackageResources.index_html, type: "text/html; charset=utf-8") }
+        router.get("/app.js") { _, _ in Self.file(PackageResources.app_js, type: "text/javascript; charset=utf-8") }
+        router.get("/app.css") { _, _ in Self.file(PackageResources.app_css, type: "text/css; charset=utf-8") }
+        let socketPath = self.socketPath
+        router.get("/api/info") { _, _ in
+            let info = [
+                "socket": socketPath,
+                "startLine": "NODESCOPE_SOCKET=\(socketPath) swift run sample-nodes --hold 600",
+            ]
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: ControlBody.encode(info))))
+        }
+        router.get("/api/processes") { _, _ in
+            try await Self.answer(socketPath) { client in
+                ControlBody.encode(try await client.request(.listProcesses, as: [ProcessSummary].self))
+            }
+        }
+        router.get("/api/tree") { request, _ in
+            let process = try Self.process(of: request)
+            var response = try await Self.answer(socketPath) { client in
+                ControlBody.encode(try await client.request(.tree, argument: process, as: TreeView.self))
+            }
+            if request.uri.queryParameters["download"] == "1" {
+                response.headers[.contentDisposition] = "attachment; filename=\"tree-\(Self.safe(process)).json\""
+            }
+            return response
+        }
+        router.get("/api/leaks") { request, _ in
+            let process = try Self.process(of: request)
+            return try await Self.answer(socketPath) { client in
+                ControlBody.encode(try await client.request(.leaks, argument: process, as: [LeakRecord].self))
+            }
+        }
+        router.get("/api/diagram") { request, _ in
+            try await Self.diagram(request, socketPath: socketPath)
+        }
+        router.get("/api/events") { request, _ in
+            let process = try Self.process(of: request)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+                body: ResponseBody { writer in
+                    try await Self.stream(process, socketPath: socketPath, to: &writer)
+                })
+        }
+    }
+
+    /// The subscription's tree and changes as server-sent events; a `gone` event when the
+    /// collector goes away or the process cannot be found (the page then retries).
+    private static func stream(_ process: String, socketPath: String, to writer: inout any ResponseBodyWriter) async throws {
+        try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+        do {
+            try await ControlClient.connect(to: socketPath) { client in
+                try await client.subscribe(
+                    process,
+                    initial: { view in try await writer.write(event("tree", ControlBody.encode(view))) },
+                    onChange: { change in
+                        try await writer.write(event("change", ControlBody.encode(change)))
+                        if case .sessionEnded = change { return false }
+                        return true
+                    })
+            }
+        } catch let refusal as ControlClient.Refusal {
+            try await writer.write(event("gone", ControlBody.encode(["error": refusal.description, "kind": "notFound"])))
+        } catch let error as ControlError {
+            try await writer.write(event("gone", ControlBody.encode(["error": error.message, "kind": "collector"])))
+        }
+        try await writer.finish(nil)
+    }
+
+    private static func event(_ name: String, _ body: [UInt8]) -> ByteBuffer {
+        var buffer = ByteBuffer(string: "event: \(name)\ndata: ")
+        buffer.writeBytes(body)
+        buffer.writeString("\n\n")
+        return buffer
+    }
+
+    private static func diagram(_ request: Request, socketPath: String) async throws -> Response {
+        let process = try Self.process(of: request)
+        let query = request.uri.queryParameters
+        let root = query["root"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let isDOT = query["format"] == "dot"
+        let (view, leaks) = try await Self.ask(socketPath) { client in
+            (
+                try await client.request(.tree, argument: process, as: TreeView.self),
+                try await client.request(.leaks, argument: process, as: [LeakRecord].self)
+            )
+        }
+        let drawing: DiagramRenderer.Drawing
+        do {
+            drawing = try TreeDiagram.draw(
+                view, leaks: leaks, format: isDOT ? .dot : .svg, options: TreeDiagram.Options(rootPath: root))
+        } catch {
+            return Self.failure(404, "\(error)")
+        }
+        var headers: HTTPFields = [
+            .contentType: isDOT ? "text/vnd.graphviz; charset=utf-8" : "image/svg+xml", .cacheControl: "no-store",
+        ]
+        if query["download"] == "1" {
+            headers[.contentDisposition] = "attachment; filename=\"\(Self.fileName(view, root: root)).\(isDOT ? "dot" : "svg")\""
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: drawing.text)))
+    }
+
+    /// A file name from the process and the focus: letters, digits, `-`, `_` and `.` only.
+    static func fileName(_ view: TreeView, root: String?) -> String {
+        safe(view.processName + (root.map { "-" + $0 } ?? ""))
+    }
+
+    /// `raw` with every character but ASCII letters, digits, `-`, `_` and `.` replaced by `_`.
+    static func safe(_ raw: String) -> String {
+        let safe = raw.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar))
+                ? Character(scalar) : "_"
+        }
+        return String(safe.prefix(80))
+    }
+
+    // MARK: Helpers
+
+    private static func process(of request: Request) throws -> String {
+        guard let process = request.uri.queryParameters["process"], !process.isEmpty else {
+            throw HTTPError(.badRequest, message: "name a process: ?process=PID or ?process=NAME")
+        }
+        return String(process)
+    }
+
+    /// Asks the collector through a new control connection.
+    private static func ask<T: Sendable>(_ socketPath: String, _ body: (inout ControlClient) async throws -> T) async throws -> T {
+        do {
+            return try await ControlClient.connect(to: socketPath, body)
+        } catch let refusal as ControlClient.Refusal {
+            throw HTTPError(refusal.status == .notFound ? .notFound : .badRequest, message: refusal.description)
+        } catch let error as ControlError {
+            throw HTTPError(.serviceUnavailable, message: error.message)
+        }
+    }
+
+    private static func answer(_ socketPath: String, _ body: (inout ControlClient) async throws -> [UInt8]) async throws -> Response {
+        let bytes = try await ask(socketPath, body)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    private static func file(_ bytes: [UInt8], type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func failure(_ status: Int, _ reason: String) -> Response {
+        Response(
+            status: .init(code: status), headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: ControlBody.encode(["error": reason]))))
+    }
+}
+
+/// The bound port, known once the server runs.
+final class PortBox: Sendable {
+    let value = Mutex(0)
+}
+
+/// ``WebGate`` in front of every route, and the headers that keep the page to itself.
+struct GateMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    let token: String
+    let port: PortBox
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let gate = WebGate(token: token, port: port.value.withLock { $0 })
+        let decision = gate.decide(
+            method: request.method.rawValue, path: request.uri.path,
+            queryToken: request.uri.queryParameters["token"].map(String.init), authority: request.head.authority,
+            origin: request.headers[.origin], cookie: request.cookies[gate.cookieName]?.value)
+        var response: Response
+        switch decision {
+        case .allow:
+            do {
+                response = try await next(request, context)
+            } catch let error as HTTPError {
+                response = WebViewServer.failure(Int(error.status.code), error.body ?? "\(error.status)")
+            }
+        case .admitAndRedirect:
+            response = .redirect(to: "/", type: .found)
+            response.setCookie(
+                Cookie(name: gate.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict))
+        case .refuse(let status, let reason):
+            logger.notice("web view refused \(request.method) \(request.uri.path): \(reason)")
+            response = WebViewServer.failure(status, reason)
+        }
+        response.headers[.contentSecurityPolicy] =
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'"
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[Self.referrerPolicy] = "no-referrer"
+        return response
+    }
+}
