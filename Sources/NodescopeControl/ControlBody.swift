@@ -27,11 +27,14 @@ public enum ControlBody {
         public var outcome: String
         /// The nodes asked about that the collector still has, in the order asked.
         public var nodes: [NodeInfo]
+        /// Each node's path of names from its root, in the order of ``nodes``.
+        public var paths: [[String]]
 
         /// Creates an explanation.
-        public init(outcome: String, nodes: [NodeInfo]) {
+        public init(outcome: String, nodes: [NodeInfo], paths: [[String]]) {
             self.outcome = outcome
             self.nodes = nodes
+            self.paths = paths
         }
     }
 

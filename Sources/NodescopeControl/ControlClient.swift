@@ -88,10 +88,16 @@ public struct ControlClient: ~Copyable {
         }
     }
 
-    /// Refuses, before anything is tried on it, a socket whose place another user controls.
+    /// Refuses, before anything is tried on it, a socket whose place another user controls,
+    /// and a socket file of another user (its collector serves that user only: a command must
+    /// say so, not start an embedded collector that cannot bind there).
     public static func checkPlace(of path: String) throws(ControlError) {
         if case .refused(let refusal) = SocketTrust.inspect(path) {
             throw ControlError(.untrusted, explain(refusal, path: path))
+        }
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_uid != getuid() {
+            throw ControlError(.untrusted, explainConnectFailure(path))
         }
     }
 

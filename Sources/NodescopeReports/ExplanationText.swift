@@ -3,11 +3,13 @@ import NodescopeCollector
 /// What `nodescope why` prints: for each node asked about, its path, kind and state, then each
 /// object with what holds it (``RetainerText``), or that it was released.
 public enum ExplanationText {
-    /// The text for `nodes` (as the collector holds them once the host answered) at `path`.
-    public static func render(_ nodes: [NodeInfo], path: String, colorful: Bool = false) -> String {
+    /// The text for `nodes` (as the collector holds them once the host answered), each at the
+    /// path of names of `paths` with the same index.
+    public static func render(_ nodes: [NodeInfo], paths: [[String]], colorful: Bool = false) -> String {
         var lines: [String] = []
-        let shownPath = VisibleText.escaped(path.split(separator: "/").joined(separator: " › "))
-        for node in nodes {
+        for (index, node) in nodes.enumerated() {
+            let names = index < paths.count ? paths[index] : [node.displayName]
+            let shownPath = names.map(VisibleText.escaped).joined(separator: " › ")
             let mark = Vocabulary.paint(Vocabulary.mark(node.status), Vocabulary.color(node.status), enabled: colorful)
             let id = nodes.count > 1 ? "  [node \(node.id)]" : ""
             lines.append("\(shownPath)  (\(VisibleText.escaped(node.kind)))  \(mark)\(id)")

@@ -206,6 +206,15 @@ struct SocketTrustEndToEndTests {
             #expect(!other.stderr.contains("no collector answers") && !other.stderr.contains("no daemon runs"))
             #expect(other.stderr.split(separator: "\n").count == 1, "\(other.stderr)")
         }
+        // The same socket in a directory that others may read: the file itself is ours, and
+        // commands that would start an embedded collector say so instead of failing to bind.
+        chmod(base + "/private", 0o755)
+        for arguments in [["why", "1", "A/B"], ["ui"], ["tree", "1", "--wait", "0"]] {
+            let other = try run("nodescope", arguments + ["--socket", socket], asNobody: true)
+            #expect(other.status == 1, "\(arguments): \(other.stderr)")
+            #expect(other.stderr.contains("belongs to another user"), "\(arguments): \(other.stderr)")
+            #expect(!other.stderr.contains("Address already in use"), "\(arguments): \(other.stderr)")
+        }
     }
 
     // MARK: 6. Host-supplied names on a terminal

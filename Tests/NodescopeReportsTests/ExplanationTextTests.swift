@@ -17,7 +17,7 @@ import Testing
 
     @Test func eachObjectSaysWhatHoldsItOrThatItWasReleased() {
         let text = ExplanationText.render(
-            [Self.node(5, status: .detached, retainers: [RetainerReportTests.listenerPath])], path: "AppFlow/ProfileFlow")
+            [Self.node(5, status: .detached, retainers: [RetainerReportTests.listenerPath])], paths: [["AppFlow", "ProfileFlow"]])
         #expect(
             text == """
                 AppFlow › ProfileFlow  (Flow)  ⧗ detached, awaiting release
@@ -36,7 +36,8 @@ import Testing
     @Test func severalNodesAtOnePathAreToldApartByIdAndNamesAreEscaped() {
         var hostile = Self.node(6, status: .leaked, retainers: [])
         hostile.kind = "Flow\u{1B}[2J"
-        let text = ExplanationText.render([Self.node(5, status: .detached, retainers: nil), hostile], path: "A\u{07}/B")
+        let text = ExplanationText.render(
+            [Self.node(5, status: .detached, retainers: nil), hostile], paths: [["A\u{07}", "B"], ["A\u{07}", "B"]])
         let headers = text.split(separator: "\n").filter { !$0.hasPrefix(" ") }
         #expect(headers.count == 2)
         #expect(headers[0].hasSuffix("[node 5]") && headers[1].hasSuffix("[node 6]"))

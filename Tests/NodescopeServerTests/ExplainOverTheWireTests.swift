@@ -83,6 +83,7 @@ struct ExplainOverTheWireTests {
         let explanation = try ControlBody.decode(ControlBody.Explanation.self, from: body)
         #expect(explanation.outcome == "explained")
         #expect(explanation.nodes.map(\.id) == [7])
+        #expect(explanation.paths == [["ProfileFlow"]])
         #expect(explanation.nodes.first?.status == .detached, "its grace has not run out")
         #expect(explanation.nodes.first?.retainers == [RetainerPath(Self.path)])
         #expect(host.isActive)

@@ -51,7 +51,8 @@ struct UICommand: AsyncParsableCommand {
             try await web.run { url in UICommand.announce(url, open: open) }
         } catch {
             await embedded?.stop()
-            throw CLIError("the web view could not serve on 127.0.0.1:\(port): \(error)")
+            throw CLIError(
+                "the web view could not serve on 127.0.0.1:\(port): \(error); choose another port with --port (0 picks a free one)")
         }
         await embedded?.stop()
     }

@@ -52,7 +52,7 @@ struct WhyCommand: AsyncParsableCommand {
         case "nothingAlive":
             Terminal.write("every object of \(VisibleText.escaped(path)) was released meanwhile: nothing holds it any more\n")
         default:
-            Terminal.write(ExplanationText.render(explanation.nodes, path: path, colorful: Terminal.isColorful))
+            Terminal.write(ExplanationText.render(explanation.nodes, paths: explanation.paths, colorful: Terminal.isColorful))
         }
     }
 

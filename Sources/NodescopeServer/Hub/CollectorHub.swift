@@ -189,16 +189,25 @@ final class CollectorHub {
     /// this host awaits (late, or made up) changes nothing.
     func explained(_ frame: ExplainedFrame, session: SessionID) {
         guard let question = questions[frame.requestID], question.session == session else { return }
-        let wanted = Set(question.nodeIDs)
-        let nodes = collector.tree(session)?.nodes.filter { wanted.contains($0.id) } ?? []
-        let ordered = question.nodeIDs.compactMap { id in nodes.first { $0.id == id } }
+        var byID: [UInt64: NodeInfo] = [:]
+        for node in collector.tree(session)?.nodes ?? [] { byID[node.id] = node }
+        let ordered = question.nodeIDs.compactMap { byID[$0] }
+        let paths = ordered.map { node in
+            var names: [String] = []
+            var current: NodeInfo? = node
+            while let next = current, names.count <= byID.count {
+                names.append(next.displayName)
+                current = next.parent.flatMap { byID[$0] }
+            }
+            return Array(names.reversed())
+        }
         let outcome =
             switch frame.outcome {
             case .explained: "explained"
             case .nothingAlive: "nothingAlive"
             case .unavailable: "unavailable"
             }
-        answerQuestion(frame.requestID, with: .ok(ControlBody.Explanation(outcome: outcome, nodes: ordered)))
+        answerQuestion(frame.requestID, with: .ok(ControlBody.Explanation(outcome: outcome, nodes: ordered, paths: paths)))
     }
 
     /// Answers the client of an open question and closes it.
