@@ -1,15 +1,18 @@
 /// A tidy tree layout in linear time: Walker's algorithm in the form of Buchheim, Jünger and
 /// Leipert ("Improving Walker's algorithm to run in linear time", 2002), with boxes of any width.
 ///
-/// Each depth is a horizontal band as tall as its tallest box; boxes in a band are top-aligned.
-/// Siblings keep their order left to right, a parent is centred over its children, and subtrees
-/// are pushed apart only as far as their outlines need, so boxes never overlap.
+/// Each depth is a band as deep as its deepest box; boxes in a band are aligned on the side
+/// towards the root. Siblings keep their order, a parent is centred on its children, and subtrees
+/// are pushed apart only as far as their outlines need, so boxes never overlap. Top-down, bands
+/// are rows; left-to-right, the same algorithm runs on the transposed boxes and bands are columns.
 ///
-/// A parent whose children are all leaves, at least ``stackMinimum`` of them, gets them stacked
-/// in a column under its left side, like an outline, joined to it by a rail. Leaves are most of a big tree, and side by side they would make the
-/// drawing hundreds of times wider than tall. The column is laid out as a chain, one leaf per
-/// depth, with every leaf as wide as the column, so the algorithm keeps other subtrees clear of
-/// it; the leaves are then packed closer together inside the room the chain reserved.
+/// Top-down, some subtrees are drawn as an indented outline that hangs in a column from a rail
+/// under their root's left side, one box per line: a parent whose children are all leaves, at
+/// least ``stackMinimum`` of them, and (with an `outlineLimit`) every subtree of at most that
+/// many nodes. Leaves are most of a big tree, and side by side they would make the drawing
+/// hundreds of times wider than tall. The outline is laid out as a chain, one line per depth,
+/// every line as wide as the whole outline, so the algorithm keeps other subtrees clear of it;
+/// the lines are then packed closer together inside the room the chain reserved.
 ///
 /// Everything is iterative: a chain of a million nodes does not exhaust the stack.
 public enum TidyLayout {
@@ -65,20 +68,78 @@ public enum TidyLayout {
     /// How far inside the parent's left border the rail starts, in points.
     static let railInset = 16.0
 
+    /// Space between an outline's root and its first line, in points.
+    static let outlineGap = 12.0
+
     /// Lays out `diagram` as a tree (or a forest, when it has several roots).
     ///
     /// - Parameters:
     ///   - diagram: The nodes; a node whose parent is not listed before it is treated as a root,
     ///     and a repeated id is ignored after its first occurrence.
+    ///   - orientation: Which way the tree grows; ``DiagramOrientation/auto`` is top-down.
+    ///     Left-to-right draws no outlines: siblings are already one above the other.
+    ///   - outlineLimit: Top-down, every subtree of at most this many nodes (its root included)
+    ///     that is not inside a bigger one is drawn as an indented outline under its root. 0
+    ///     draws only the leaf columns.
     ///   - nodeSize: The size in points of a node's box.
     public static func layout(
         _ diagram: Diagram,
+        orientation: DiagramOrientation = .topDown,
+        outlineLimit: Int = 0,
         nodeSize: (DiagramNode) -> (width: Double, height: Double) = DotWriter.estimatedBoxSize(of:)
     ) -> Result {
+        let walker = makeWalker(diagram, orientation: orientation, outlineLimit: outlineLimit, nodeSize: nodeSize)
+        let placed = walker.place()
+        let result = walker.result(placed, nodes: diagram.nodes)
+        return orientation == .leftToRight ? result.transposed() : result
+    }
+
+    /// The width and height of ``layout(_:orientation:outlineLimit:nodeSize:)``'s drawing, without
+    /// the positions and routes, which cost more to build than the layout itself.
+    static func extent(
+        _ diagram: Diagram,
+        orientation: DiagramOrientation = .topDown,
+        outlineLimit: Int = 0,
+        stackLeaves: Bool = true,
+        nodeSize: (DiagramNode) -> (width: Double, height: Double) = DotWriter.estimatedBoxSize(of:)
+    ) -> (width: Double, height: Double, outlines: Int) {
+        let walker = makeWalker(
+            diagram, orientation: orientation, outlineLimit: outlineLimit, stackLeaves: stackLeaves, nodeSize: nodeSize)
+        let placed = walker.place()
+        let outlines = walker.outlineRows.count { $0 >= 0 }
+        return orientation == .leftToRight
+            ? (placed.height, placed.width, outlines) : (placed.width, placed.height, outlines)
+    }
+
+    private static func makeWalker(
+        _ diagram: Diagram,
+        orientation: DiagramOrientation,
+        outlineLimit: Int,
+        stackLeaves: Bool = true,
+        nodeSize: (DiagramNode) -> (width: Double, height: Double)
+    ) -> Walker {
         let tree = DiagramTree(diagram.nodes)
-        var walker = Walker(tree: tree, nodes: diagram.nodes, nodeSize: nodeSize)
+        let transposed = orientation == .leftToRight
+        var walker = Walker(
+            tree: tree, nodes: diagram.nodes,
+            nodeSize: transposed
+                ? { node in
+                    let size = nodeSize(node)
+                    return (size.height, size.width)
+                } : nodeSize,
+            stackLeaves: stackLeaves && !transposed, outlineLimit: transposed ? 0 : outlineLimit)
         walker.run()
-        return walker.result(nodes: diagram.nodes)
+        return walker
+    }
+}
+
+extension TidyLayout.Result {
+    /// The same drawing with x and y swapped: a top-down layout of transposed boxes becomes a
+    /// left-to-right layout of the real ones.
+    func transposed() -> TidyLayout.Result {
+        func swap(_ point: TidyLayout.Point) -> TidyLayout.Point { TidyLayout.Point(x: point.y, y: point.x) }
+        return TidyLayout.Result(
+            positions: positions.mapValues(swap), edgeRoutes: edgeRoutes.mapValues { $0.map(swap) }, width: height, height: width)
     }
 }
 
@@ -95,18 +156,23 @@ extension TidyLayout {
         var childList: [Int]
         /// Position of each slot among its layout siblings.
         var number: [Int]
-        /// The width the algorithm reserves: the box's, or a stacked column's.
-        var width: [Double]
+        /// The room the algorithm reserves left of a slot's x: half its box, or for an outline (its
+        /// root and every line) half the root's box, so the root is placed like any box.
+        var leftExtent: [Double]
+        /// The room reserved right of a slot's x: half its box, or the rest of an outline's width.
+        var rightExtent: [Double]
         /// The box's own size.
         var boxWidth: [Double]
         var height: [Double]
         var included: [Bool]
-        /// For a parent whose leaves are stacked, the first leaf's slot; else -1.
-        var stackHead: [Int]
-        /// For a stacked leaf, the parent it is drawn under; else -1.
-        var stackParent: [Int]
-        /// For a parent whose leaves are stacked, how far left of its centre the rail runs.
-        var railOffset: [Double]
+        /// For the root of an outline, its first line's slot; else -1.
+        var outlineRows: [Int]
+        /// For a line of an outline, the root of the outline; else -1.
+        var outlineOwner: [Int]
+        /// For a line of an outline, its parent in the diagram; else -1.
+        var diagramParent: [Int]
+        /// For a line of an outline, how far its box's left side is right of the outline root's.
+        var indent: [Double]
         var prelim: [Double]
         var modifier: [Double]
         var shift: [Double]
@@ -114,7 +180,10 @@ extension TidyLayout {
         var thread: [Int]
         var ancestor: [Int]
 
-        init(tree: DiagramTree, nodes: [DiagramNode], nodeSize: (DiagramNode) -> (width: Double, height: Double)) {
+        init(
+            tree: DiagramTree, nodes: [DiagramNode], nodeSize: (DiagramNode) -> (width: Double, height: Double),
+            stackLeaves: Bool, outlineLimit: Int
+        ) {
             let count = nodes.count + 1
             self.count = count
             parent = [Int](repeating: -1, count: count)
@@ -122,9 +191,10 @@ extension TidyLayout {
             height = [Double](repeating: 0, count: count)
             included = [Bool](repeating: true, count: count)
             number = [Int](repeating: 0, count: count)
-            stackHead = [Int](repeating: -1, count: count)
-            stackParent = [Int](repeating: -1, count: count)
-            railOffset = [Double](repeating: 0, count: count)
+            outlineRows = [Int](repeating: -1, count: count)
+            outlineOwner = [Int](repeating: -1, count: count)
+            diagramParent = [Int](repeating: -1, count: count)
+            indent = [Double](repeating: 0, count: count)
             for index in nodes.indices {
                 let slot = index + 1
                 included[slot] = tree.isIncluded[index]
@@ -134,29 +204,53 @@ extension TidyLayout {
                 height[slot] = max(0, size.height.isFinite ? size.height : 0)
                 parent[slot] = tree.parentIndex[index] + 1
             }
-            width = boxWidth
+            leftExtent = boxWidth.map { $0 / 2 }
+            rightExtent = leftExtent
 
-            // Which parents stack their leaves, and how wide each column must be.
+            // Which nodes root an outline: a column of at least `stackMinimum` leaves, or a
+            // subtree small enough. Subtree sizes come from one backward pass (parents first).
+            var subtreeSize = [Int](repeating: 1, count: nodes.count)
+            for index in stride(from: nodes.count - 1, through: 0, by: -1) where tree.parentIndex[index] >= 0 {
+                subtreeSize[tree.parentIndex[index]] += subtreeSize[index]
+            }
             var chainNext = [Int](repeating: -1, count: count)
+            var inOutline = [Bool](repeating: false, count: nodes.count)
+            var pending: [(index: Int, owner: Int)] = []
             let boxWidth = boxWidth
-            for index in nodes.indices where tree.childCount(of: index) >= TidyLayout.stackMinimum {
+            for index in nodes.indices where tree.isIncluded[index] && tree.childCount(of: index) > 0 {
+                // Every node of an outline was marked when its root was reached.
+                if inOutline[index] { continue }
                 let children = tree.children(of: index)
-                guard children.allSatisfy({ tree.childCount(of: $0) == 0 }) else { continue }
-                let slot = index + 1
-                let widest = children.reduce(0) { max($0, boxWidth[$1 + 1]) }
-                let reach = TidyLayout.stackIndent + widest
-                // The rail runs under the parent's left side; the column is centred on the parent,
-                // so it must reach as far left of the centre as its leaves reach right of the rail.
-                railOffset[slot] = min(max(0, boxWidth[slot] / 2 - TidyLayout.railInset), reach / 2)
-                let columnWidth = 2 * (reach - railOffset[slot])
-                stackHead[slot] = children.first! + 1
-                var previous = slot
-                for child in children {
-                    stackParent[child + 1] = slot
-                    width[child + 1] = columnWidth
-                    parent[child + 1] = previous
-                    if previous != slot { chainNext[previous] = child + 1 }
-                    previous = child + 1
+                let leafColumn =
+                    stackLeaves && children.count >= TidyLayout.stackMinimum
+                    && children.allSatisfy { tree.childCount(of: $0) == 0 }
+                guard leafColumn || subtreeSize[index] <= outlineLimit else { continue }
+                inOutline[index] = true
+                // The lines in pre-order, each indented one step right of its parent's rail.
+                let root = index + 1
+                var widest = boxWidth[root]
+                var previous = root
+                pending.removeAll(keepingCapacity: true)
+                for child in children.reversed() { pending.append((child, root)) }
+                while let (child, owner) = pending.popLast() {
+                    let slot = child + 1
+                    inOutline[child] = true
+                    outlineOwner[slot] = root
+                    diagramParent[slot] = owner
+                    let ownerLeft = owner == root ? 0 : indent[owner]
+                    indent[slot] = ownerLeft + min(TidyLayout.railInset, boxWidth[owner] / 2) + TidyLayout.stackIndent
+                    widest = max(widest, indent[slot] + boxWidth[slot])
+                    parent[slot] = previous
+                    if previous == root { outlineRows[root] = slot } else { chainNext[previous] = slot }
+                    previous = slot
+                    for grandchild in tree.children(of: child).reversed() { pending.append((grandchild, slot)) }
+                }
+                let (left, right) = (boxWidth[root] / 2, widest - boxWidth[root] / 2)
+                rightExtent[root] = right
+                var line = outlineRows[root]
+                while line >= 0 {
+                    (leftExtent[line], rightExtent[line]) = (left, right)
+                    line = chainNext[line]
                 }
             }
 
@@ -170,10 +264,10 @@ extension TidyLayout {
             childStart[1] = childList.count
             for index in nodes.indices {
                 let slot = index + 1
-                if stackHead[slot] >= 0 {
-                    childList.append(stackHead[slot])
-                } else if chainNext[slot] >= 0 {
-                    childList.append(chainNext[slot])
+                if outlineRows[slot] >= 0 {
+                    childList.append(outlineRows[slot])
+                } else if outlineOwner[slot] >= 0 {
+                    if chainNext[slot] >= 0 { childList.append(chainNext[slot]) }
                 } else {
                     for (position, child) in tree.children(of: index).enumerated() {
                         childList.append(child + 1)
@@ -197,7 +291,7 @@ extension TidyLayout {
 
         func distance(_ left: Int, _ right: Int) -> Double {
             let gap = parent[left] == parent[right] && parent[left] != 0 ? TidyLayout.siblingGap : TidyLayout.subtreeGap
-            return (width[left] + width[right]) / 2 + gap
+            return rightExtent[left] + leftExtent[right] + gap
         }
 
         /// The first walk, bottom-up. A node's own subtree is finished before its parent's turn
@@ -290,9 +384,22 @@ extension TidyLayout {
             }
         }
 
+        /// Where the boxes are: centres, depths, band tops and the drawing's size.
+        struct Placement {
+            var x: [Double]
+            var y: [Double]
+            var depth: [Int]
+            var bandTop: [Double]
+            var minLeft: Double
+            var width: Double
+            var height: Double
+            /// Whether there is no box at all.
+            var isEmpty: Bool
+        }
+
         /// The second walk, top-down: absolute x from the sums of modifiers, y from depth bands;
-        /// then stacked leaves are packed into their columns.
-        func result(nodes: [DiagramNode]) -> Result {
+        /// then the lines of outlines are packed under their roots.
+        func place() -> Placement {
             var x = [Double](repeating: 0, count: count)
             var y = [Double](repeating: 0, count: count)
             var modifierSum = [Double](repeating: 0, count: count)
@@ -310,24 +417,23 @@ extension TidyLayout {
             for band in bandHeight.indices {
                 bandTop[band + 1] = bandTop[band] + bandHeight[band] + TidyLayout.levelGap
             }
-            for v in 1..<count where included[v] && stackParent[v] < 0 {
+            for v in 1..<count where included[v] && outlineOwner[v] < 0 {
                 y[v] = bandTop[depth[v]] + height[v] / 2
             }
 
-            // Stacked leaves hang from a rail under the parent's left side, top to bottom. The
-            // chain reserved the column's full width at every depth it spans, and the packed
-            // column is never taller than those bands, so it stays clear of every other box.
-            var railX = [Double](repeating: 0, count: count)
-            for v in 1..<count where stackHead[v] >= 0 {
-                var top = bandTop[depth[v] + 1]
-                var leaf = stackHead[v]
-                let rail = x[v] - railOffset[v]
-                railX[v] = rail
-                while leaf >= 0 {
-                    x[leaf] = rail + TidyLayout.stackIndent + boxWidth[leaf] / 2
-                    y[leaf] = top + height[leaf] / 2
-                    top += height[leaf] + TidyLayout.stackGap
-                    leaf = childStart[leaf] < childStart[leaf + 1] ? childList[childStart[leaf]] : -1
+            // An outline's lines, top to bottom under its root. The chain reserved the outline's
+            // full width at every depth it spans, the root reserved it in its own band, and the
+            // packed lines are never lower than the chain's bands, so they stay clear of every
+            // other box.
+            for v in 1..<count where outlineRows[v] >= 0 {
+                let left = x[v] - boxWidth[v] / 2
+                var top = y[v] + height[v] / 2 + TidyLayout.outlineGap
+                var line = outlineRows[v]
+                while line >= 0 {
+                    x[line] = left + indent[line] + boxWidth[line] / 2
+                    y[line] = top + height[line] / 2
+                    top += height[line] + TidyLayout.stackGap
+                    line = childStart[line] < childStart[line + 1] ? childList[childStart[line]] : -1
                 }
             }
 
@@ -339,17 +445,28 @@ extension TidyLayout {
                 maxRight = max(maxRight, x[v] + boxWidth[v] / 2)
                 maxBottom = max(maxBottom, y[v] + height[v] / 2)
             }
-            guard minLeft.isFinite else { return Result(positions: [:], width: 0, height: 0) }
+            guard minLeft.isFinite else {
+                return Placement(x: x, y: y, depth: depth, bandTop: bandTop, minLeft: 0, width: 0, height: 0, isEmpty: true)
+            }
+            return Placement(
+                x: x, y: y, depth: depth, bandTop: bandTop, minLeft: minLeft, width: maxRight - minLeft, height: maxBottom,
+                isEmpty: false)
+        }
+
+        /// Positions by id, and the route of every edge.
+        func result(_ placed: Placement, nodes: [DiagramNode]) -> Result {
+            guard !placed.isEmpty else { return Result(positions: [:], width: 0, height: 0) }
+            let (x, y, minLeft) = (placed.x, placed.y, placed.minLeft)
             var positions = [UInt64: Point](minimumCapacity: count)
             var routes: [UInt64: [Point]] = [:]
             routes.reserveCapacity(count)
             for v in 1..<count where included[v] {
                 let centre = Point(x: x[v] - minLeft, y: y[v])
                 positions[nodes[v - 1].id] = centre
-                if stackParent[v] >= 0 {
-                    // Down the rail, then right into the leaf's left side.
-                    let owner = stackParent[v]
-                    let rail = railX[owner] - minLeft
+                if outlineOwner[v] >= 0 {
+                    // Down the parent's rail, then right into the line's left side.
+                    let owner = diagramParent[v]
+                    let rail = x[owner] - boxWidth[owner] / 2 + min(TidyLayout.railInset, boxWidth[owner] / 2) - minLeft
                     routes[nodes[v - 1].id] = [
                         Point(x: rail, y: y[owner] + height[owner] / 2),
                         Point(x: rail, y: centre.y),
@@ -364,12 +481,12 @@ extension TidyLayout {
                     if abs(from.x - to.x) < 0.05 {
                         routes[nodes[v - 1].id] = [from, Point(x: from.x, y: to.y)]
                     } else {
-                        let middle = bandTop[depth[v]] - TidyLayout.levelGap / 2
+                        let middle = placed.bandTop[placed.depth[v]] - TidyLayout.levelGap / 2
                         routes[nodes[v - 1].id] = [from, Point(x: from.x, y: middle), Point(x: to.x, y: middle), to]
                     }
                 }
             }
-            return Result(positions: positions, edgeRoutes: routes, width: maxRight - minLeft, height: maxBottom)
+            return Result(positions: positions, edgeRoutes: routes, width: placed.width, height: placed.height)
         }
     }
 }
