@@ -37,8 +37,15 @@ public struct DiagramPage: Sendable, Equatable, CustomStringConvertible {
             self.init(width: page.width, height: page.height, name: page.name)
             return
         }
-        let sides = lowered.split(separator: "x", omittingEmptySubsequences: false)
-        guard sides.count == 2 else { return nil }
+        // The "x" between the sides is the one followed by a number ("px" has an x too).
+        let characters = Array(lowered)
+        guard
+            let split = characters.indices.first(where: { index in
+                characters[index] == "x" && index + 1 < characters.count
+                    && (characters[index + 1].isASCII && characters[index + 1].isNumber || characters[index + 1] == ".")
+            })
+        else { return nil }
+        let sides = [Substring(String(characters[..<split])), Substring(String(characters[(split + 1)...]))]
         // A unit written once at the end applies to both sides.
         let trailingUnit = Self.unit(of: sides[1])
         guard let width = Self.points(sides[0], defaultUnit: trailingUnit?.scale ?? 1),

@@ -86,26 +86,18 @@ public struct LayoutChoice: Sendable, Equatable {
         return best!.choice
     }
 
-    /// Tries outline sizes from small (wide and low drawings) to large (narrow and tall), one
-    /// per cluster of subtree sizes, until the drawings are too tall to beat the best so far.
+    /// Tries column sizes from small (wide and low drawings) to large (narrow and tall), each
+    /// ``outlineStep`` times the last, until the drawings are too tall to beat the best so far.
     private static func considerOutlines(in diagram: Diagram, page: DiagramPage, _ consider: (Int) -> Double) {
-        let tree = DiagramTree(diagram.nodes)
-        var subtreeSize = [Int](repeating: 1, count: diagram.nodes.count)
-        for index in stride(from: diagram.nodes.count - 1, through: 0, by: -1) where tree.parentIndex[index] >= 0 {
-            subtreeSize[tree.parentIndex[index]] += subtreeSize[index]
-        }
-        // The largest size of each cluster, so that a cluster's subtrees all become outlines.
-        let sizes = Set(subtreeSize.indices.lazy.filter { tree.isIncluded[$0] && subtreeSize[$0] > 1 }.map { subtreeSize[$0] })
-        var limits: [Int] = []
-        for size in sizes.sorted(by: >) where limits.isEmpty || Double(size) * outlineStep <= Double(limits.last!) {
-            limits.append(size)
-        }
         var bestScore = 0.0
-        for limit in limits.reversed() {
-            let score = consider(limit)
+        var limit = 4.0
+        let count = Double(diagram.nodes.count)
+        while true {
+            let score = consider(Int(limit.rounded(.up)))
             bestScore = max(bestScore, score)
-            // Larger outlines are taller: stop once they fall well behind.
-            if score < bestScore / 2 { break }
+            // Larger columns are taller: stop once they fall well behind.
+            if score < bestScore / 2 || limit >= count { break }
+            limit = min(limit * outlineStep, count)
         }
     }
 

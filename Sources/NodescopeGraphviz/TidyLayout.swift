@@ -106,7 +106,7 @@ public enum TidyLayout {
         let walker = makeWalker(
             diagram, orientation: orientation, outlineLimit: outlineLimit, stackLeaves: stackLeaves, nodeSize: nodeSize)
         let placed = walker.place()
-        let outlines = walker.outlineRows.count { $0 >= 0 }
+        let outlines = walker.outlineRows.count { $0 >= 0 } + walker.isColumnHead.count { $0 }
         return orientation == .leftToRight
             ? (placed.height, placed.width, outlines) : (placed.width, placed.height, outlines)
     }
@@ -171,8 +171,14 @@ extension TidyLayout {
         var outlineOwner: [Int]
         /// For a line of an outline, its parent in the diagram; else -1.
         var diagramParent: [Int]
-        /// For a line of an outline, how far its box's left side is right of the outline root's.
+        /// For a line of an outline, how far its box's left side is right of the outline root's
+        /// left side, or of its column's rail.
         var indent: [Double]
+        /// For a line that is a child of a parent drawn as a box of the tree, the first line of
+        /// its column (whose x is the column's rail); else -1.
+        var memberOf: [Int]
+        /// Whether a slot is the first line of a column that hangs from a parent's rail.
+        var isColumnHead: [Bool]
         var prelim: [Double]
         var modifier: [Double]
         var shift: [Double]
@@ -195,6 +201,8 @@ extension TidyLayout {
             outlineOwner = [Int](repeating: -1, count: count)
             diagramParent = [Int](repeating: -1, count: count)
             indent = [Double](repeating: 0, count: count)
+            memberOf = []
+            isColumnHead = []
             for index in nodes.indices {
                 let slot = index + 1
                 included[slot] = tree.isIncluded[index]
@@ -207,51 +215,16 @@ extension TidyLayout {
             leftExtent = boxWidth.map { $0 / 2 }
             rightExtent = leftExtent
 
-            // Which nodes root an outline: a column of at least `stackMinimum` leaves, or a
-            // subtree small enough. Subtree sizes come from one backward pass (parents first).
-            var subtreeSize = [Int](repeating: 1, count: nodes.count)
-            for index in stride(from: nodes.count - 1, through: 0, by: -1) where tree.parentIndex[index] >= 0 {
-                subtreeSize[tree.parentIndex[index]] += subtreeSize[index]
-            }
-            var chainNext = [Int](repeating: -1, count: count)
-            var inOutline = [Bool](repeating: false, count: nodes.count)
-            var pending: [(index: Int, owner: Int)] = []
-            let boxWidth = boxWidth
-            for index in nodes.indices where tree.isIncluded[index] && tree.childCount(of: index) > 0 {
-                // Every node of an outline was marked when its root was reached.
-                if inOutline[index] { continue }
-                let children = tree.children(of: index)
-                let leafColumn =
-                    stackLeaves && children.count >= TidyLayout.stackMinimum
-                    && children.allSatisfy { tree.childCount(of: $0) == 0 }
-                guard leafColumn || subtreeSize[index] <= outlineLimit else { continue }
-                inOutline[index] = true
-                // The lines in pre-order, each indented one step right of its parent's rail.
-                let root = index + 1
-                var widest = boxWidth[root]
-                var previous = root
-                pending.removeAll(keepingCapacity: true)
-                for child in children.reversed() { pending.append((child, root)) }
-                while let (child, owner) = pending.popLast() {
-                    let slot = child + 1
-                    inOutline[child] = true
-                    outlineOwner[slot] = root
-                    diagramParent[slot] = owner
-                    let ownerLeft = owner == root ? 0 : indent[owner]
-                    indent[slot] = ownerLeft + min(TidyLayout.railInset, boxWidth[owner] / 2) + TidyLayout.stackIndent
-                    widest = max(widest, indent[slot] + boxWidth[slot])
-                    parent[slot] = previous
-                    if previous == root { outlineRows[root] = slot } else { chainNext[previous] = slot }
-                    previous = slot
-                    for grandchild in tree.children(of: child).reversed() { pending.append((grandchild, slot)) }
-                }
-                let (left, right) = (boxWidth[root] / 2, widest - boxWidth[root] / 2)
-                rightExtent[root] = right
-                var line = outlineRows[root]
-                while line >= 0 {
-                    (leftExtent[line], rightExtent[line]) = (left, right)
-                    line = chainNext[line]
-                }
+            let plan = OutlinePlan(tree: tree, boxWidth: boxWidth, stackLeaves: stackLeaves, limit: outlineLimit)
+            for slot in 1..<count where plan.layoutParent[slot] >= 0 { parent[slot] = plan.layoutParent[slot] }
+            outlineRows = plan.outlineRows
+            outlineOwner = plan.outlineOwner
+            diagramParent = plan.diagramParent
+            indent = plan.offset
+            memberOf = plan.memberOf
+            isColumnHead = plan.isColumnHead
+            for slot in 1..<count where plan.rightExtent[slot] >= 0 {
+                (leftExtent[slot], rightExtent[slot]) = (plan.leftExtent[slot], plan.rightExtent[slot])
             }
 
             childStart = [Int](repeating: 0, count: count + 1)
@@ -267,7 +240,12 @@ extension TidyLayout {
                 if outlineRows[slot] >= 0 {
                     childList.append(outlineRows[slot])
                 } else if outlineOwner[slot] >= 0 {
-                    if chainNext[slot] >= 0 { childList.append(chainNext[slot]) }
+                    if plan.chainNext[slot] >= 0 { childList.append(plan.chainNext[slot]) }
+                } else if plan.customStart[slot] >= 0 {
+                    for (position, child) in plan.customChildren[plan.customStart[slot]..<plan.customEnd[slot]].enumerated() {
+                        childList.append(child)
+                        number[child] = position
+                    }
                 } else {
                     for (position, child) in tree.children(of: index).enumerated() {
                         childList.append(child + 1)
@@ -390,6 +368,8 @@ extension TidyLayout {
             var y: [Double]
             var depth: [Int]
             var bandTop: [Double]
+            /// For the first line of a column, the x of the column's rail.
+            var rail: [Double]
             var minLeft: Double
             var width: Double
             var height: Double
@@ -436,6 +416,19 @@ extension TidyLayout {
                     line = childStart[line] < childStart[line + 1] ? childList[childStart[line]] : -1
                 }
             }
+            // A column's lines, from the top of its band, right of its rail (the first line's x).
+            var rail = [Double](repeating: 0, count: count)
+            for head in 1..<count where isColumnHead[head] {
+                rail[head] = x[head]
+                var top = bandTop[depth[head]]
+                var line = head
+                while line >= 0 {
+                    x[line] = rail[head] + indent[line] + boxWidth[line] / 2
+                    y[line] = top + height[line] / 2
+                    top += height[line] + TidyLayout.stackGap
+                    line = childStart[line] < childStart[line + 1] ? childList[childStart[line]] : -1
+                }
+            }
 
             var minLeft = Double.infinity
             var maxRight = -Double.infinity
@@ -446,10 +439,12 @@ extension TidyLayout {
                 maxBottom = max(maxBottom, y[v] + height[v] / 2)
             }
             guard minLeft.isFinite else {
-                return Placement(x: x, y: y, depth: depth, bandTop: bandTop, minLeft: 0, width: 0, height: 0, isEmpty: true)
+                return Placement(
+                    x: x, y: y, depth: depth, bandTop: bandTop, rail: rail, minLeft: 0, width: 0, height: 0, isEmpty: true)
             }
             return Placement(
-                x: x, y: y, depth: depth, bandTop: bandTop, minLeft: minLeft, width: maxRight - minLeft, height: maxBottom,
+                x: x, y: y, depth: depth, bandTop: bandTop, rail: rail, minLeft: minLeft, width: maxRight - minLeft,
+                height: maxBottom,
                 isEmpty: false)
         }
 
@@ -463,7 +458,21 @@ extension TidyLayout {
             for v in 1..<count where included[v] {
                 let centre = Point(x: x[v] - minLeft, y: y[v])
                 positions[nodes[v - 1].id] = centre
-                if outlineOwner[v] >= 0 {
+                if memberOf[v] >= 0 {
+                    // Down from the parent, along the middle of the gap above the column, down
+                    // the column's rail, and right into the line's left side.
+                    let owner = diagramParent[v]
+                    let head = memberOf[v]
+                    let rail = placed.rail[head] - minLeft
+                    let from = Point(x: x[owner] - minLeft, y: y[owner] + height[owner] / 2)
+                    let end = [Point(x: rail, y: centre.y), Point(x: centre.x - boxWidth[v] / 2, y: centre.y)]
+                    if abs(from.x - rail) < 0.05 {
+                        routes[nodes[v - 1].id] = [from] + end
+                    } else {
+                        let middle = placed.bandTop[placed.depth[head]] - TidyLayout.levelGap / 2
+                        routes[nodes[v - 1].id] = [from, Point(x: from.x, y: middle), Point(x: rail, y: middle)] + end
+                    }
+                } else if outlineOwner[v] >= 0 {
                     // Down the parent's rail, then right into the line's left side.
                     let owner = diagramParent[v]
                     let rail = x[owner] - boxWidth[owner] / 2 + min(TidyLayout.railInset, boxWidth[owner] / 2) - minLeft
