@@ -80,10 +80,10 @@ public final class DiagramRenderer: Sendable {
     public func draw(_ diagram: Diagram, format: DiagramFormat, options: DiagramOptions = .init()) throws(RenderError) -> Drawing {
         let pruned = try DiagramPruner(options: options).prune(diagram)
         let prepared = pruned.diagram
-        let choice = try LayoutChoice.choose(for: prepared, options: options)
+        let boxes = TidyLayout.Boxes(prepared)
+        let choice = try LayoutChoice.choose(for: prepared, options: options, boxes: boxes)
         let positions =
-            choice.layout == .dot
-            ? nil : TidyLayout.layout(prepared, orientation: choice.orientation, outlineLimit: choice.outlineLimit)
+            choice.layout == .dot ? nil : TidyLayout.layout(boxes, orientation: choice.orientation, outlineLimit: choice.outlineLimit)
         let richLabels = prepared.nodes.count <= DotWriter.richLabelLimit
         let dot = DotWriter.dot(for: prepared, positions: positions, richLabels: richLabels, orientation: choice.orientation)
         var drawing = Drawing(text: dot, drawnNodes: pruned.drawnNodes, hiddenNodes: pruned.hiddenNodes, choice: choice)

@@ -33,6 +33,11 @@ public struct LayoutChoice: Sendable, Equatable {
     ///
     /// - Throws: ``RenderError/Code/invalidOptions`` for `compact` with left-to-right.
     public static func choose(for diagram: Diagram, options: DiagramOptions) throws(RenderError) -> LayoutChoice {
+        try choose(for: diagram, options: options, boxes: TidyLayout.Boxes(diagram))
+    }
+
+    /// ``choose(for:options:)`` with the boxes already measured.
+    static func choose(for diagram: Diagram, options: DiagramOptions, boxes: TidyLayout.Boxes) throws(RenderError) -> LayoutChoice {
         let page = options.page ?? defaultPage
         let allowsTopDown = options.orientation != .leftToRight
         let allowsLeftToRight = options.orientation != .topDown
@@ -43,8 +48,7 @@ public struct LayoutChoice: Sendable, Equatable {
             _ layout: DiagramLayout, _ orientation: DiagramOrientation, outlineLimit: Int = 0, stackLeaves: Bool = true,
             preference: Double
         ) -> Double {
-            let extent = TidyLayout.extent(
-                diagram, orientation: orientation, outlineLimit: outlineLimit, stackLeaves: stackLeaves)
+            let extent = TidyLayout.extent(boxes, orientation: orientation, outlineLimit: outlineLimit, stackLeaves: stackLeaves)
             let size = totalSize(of: diagram, width: extent.width, height: extent.height, richLabels: richLabels)
             let score = Self.score(width: size.width, height: size.height, on: page) * preference
             if best == nil || score > best!.score {

@@ -88,23 +88,36 @@ public enum TidyLayout {
         outlineLimit: Int = 0,
         nodeSize: (DiagramNode) -> (width: Double, height: Double) = DotWriter.estimatedBoxSize(of:)
     ) -> Result {
-        let walker = makeWalker(diagram, orientation: orientation, outlineLimit: outlineLimit, nodeSize: nodeSize)
+        layout(Boxes(diagram, nodeSize: nodeSize), orientation: orientation, outlineLimit: outlineLimit)
+    }
+
+    /// A diagram's structure and box sizes, worked out once for several layouts.
+    struct Boxes {
+        let nodes: [DiagramNode]
+        let tree: DiagramTree
+        let sizes: [(width: Double, height: Double)]
+
+        init(_ diagram: Diagram, nodeSize: (DiagramNode) -> (width: Double, height: Double) = DotWriter.estimatedBoxSize(of:)) {
+            nodes = diagram.nodes
+            tree = DiagramTree(diagram.nodes)
+            sizes = diagram.nodes.map(nodeSize)
+        }
+    }
+
+    /// ``layout(_:orientation:outlineLimit:nodeSize:)`` of boxes already measured.
+    static func layout(_ boxes: Boxes, orientation: DiagramOrientation, outlineLimit: Int) -> Result {
+        let walker = makeWalker(boxes, orientation: orientation, outlineLimit: outlineLimit)
         let placed = walker.place()
-        let result = walker.result(placed, nodes: diagram.nodes)
+        let result = walker.result(placed, nodes: boxes.nodes)
         return orientation == .leftToRight ? result.transposed() : result
     }
 
     /// The width and height of ``layout(_:orientation:outlineLimit:nodeSize:)``'s drawing, without
     /// the positions and routes, which cost more to build than the layout itself.
     static func extent(
-        _ diagram: Diagram,
-        orientation: DiagramOrientation = .topDown,
-        outlineLimit: Int = 0,
-        stackLeaves: Bool = true,
-        nodeSize: (DiagramNode) -> (width: Double, height: Double) = DotWriter.estimatedBoxSize(of:)
+        _ boxes: Boxes, orientation: DiagramOrientation = .topDown, outlineLimit: Int = 0, stackLeaves: Bool = true
     ) -> (width: Double, height: Double, outlines: Int) {
-        let walker = makeWalker(
-            diagram, orientation: orientation, outlineLimit: outlineLimit, stackLeaves: stackLeaves, nodeSize: nodeSize)
+        let walker = makeWalker(boxes, orientation: orientation, outlineLimit: outlineLimit, stackLeaves: stackLeaves)
         let placed = walker.place()
         let outlines = walker.outlineRows.count { $0 >= 0 } + walker.isColumnHead.count { $0 }
         return orientation == .leftToRight
@@ -112,22 +125,12 @@ public enum TidyLayout {
     }
 
     private static func makeWalker(
-        _ diagram: Diagram,
-        orientation: DiagramOrientation,
-        outlineLimit: Int,
-        stackLeaves: Bool = true,
-        nodeSize: (DiagramNode) -> (width: Double, height: Double)
+        _ boxes: Boxes, orientation: DiagramOrientation, outlineLimit: Int, stackLeaves: Bool = true
     ) -> Walker {
-        let tree = DiagramTree(diagram.nodes)
         let transposed = orientation == .leftToRight
         var walker = Walker(
-            tree: tree, nodes: diagram.nodes,
-            nodeSize: transposed
-                ? { node in
-                    let size = nodeSize(node)
-                    return (size.height, size.width)
-                } : nodeSize,
-            stackLeaves: stackLeaves && !transposed, outlineLimit: transposed ? 0 : outlineLimit)
+            tree: boxes.tree, sizes: boxes.sizes, transposed: transposed, stackLeaves: stackLeaves && !transposed,
+            outlineLimit: transposed ? 0 : outlineLimit)
         walker.run()
         return walker
     }
@@ -187,10 +190,9 @@ extension TidyLayout {
         var ancestor: [Int]
 
         init(
-            tree: DiagramTree, nodes: [DiagramNode], nodeSize: (DiagramNode) -> (width: Double, height: Double),
-            stackLeaves: Bool, outlineLimit: Int
+            tree: DiagramTree, sizes: [(width: Double, height: Double)], transposed: Bool, stackLeaves: Bool, outlineLimit: Int
         ) {
-            let count = nodes.count + 1
+            let count = sizes.count + 1
             self.count = count
             parent = [Int](repeating: -1, count: count)
             boxWidth = [Double](repeating: 0, count: count)
@@ -203,11 +205,11 @@ extension TidyLayout {
             indent = [Double](repeating: 0, count: count)
             memberOf = []
             isColumnHead = []
-            for index in nodes.indices {
+            for index in sizes.indices {
                 let slot = index + 1
                 included[slot] = tree.isIncluded[index]
                 guard included[slot] else { continue }
-                let size = nodeSize(nodes[index])
+                let size = transposed ? (width: sizes[index].height, height: sizes[index].width) : sizes[index]
                 boxWidth[slot] = max(0, size.width.isFinite ? size.width : 0)
                 height[slot] = max(0, size.height.isFinite ? size.height : 0)
                 parent[slot] = tree.parentIndex[index] + 1
@@ -235,7 +237,7 @@ extension TidyLayout {
                 number[root + 1] = position
             }
             childStart[1] = childList.count
-            for index in nodes.indices {
+            for index in sizes.indices {
                 let slot = index + 1
                 if outlineRows[slot] >= 0 {
                     childList.append(outlineRows[slot])
