@@ -95,6 +95,17 @@ func runRenderBenchmarks(quick: Bool) throws -> [ReportRow] {
                         target: size == 10_000 ? "≤ 0.5 s" : (size == 100_000 ? "≤ 6 s, near-linear" : "")))
             }
         }
+        // The Swift side alone: choosing (every candidate laid out), the layout, the DOT text.
+        for (shape, diagram) in [("app-shaped", benchmarkDiagram(nodes: size)), ("four children", fourChildrenDiagram(nodes: size))] {
+            options.layout = .auto
+            options.orientation = .auto
+            let time = try seconds { _ = try renderer.draw(diagram, format: .dot, options: options) }
+            let choice = try seconds { _ = try LayoutChoice.choose(for: diagram, options: options) }
+            rows.append(
+                ReportRow(
+                    name: "\(size / 1000)k nodes, \(shape), auto to DOT (choice, layout, DOT text; no Graphviz)",
+                    figure: String(format: "%.3f s, of which the choice %.3f s", time, choice), target: ""))
+        }
         let diagram = benchmarkDiagram(nodes: size)
         let tidy = tidyTimes[size] ?? 1
         if size <= (quick ? 1_000 : 10_000) {
