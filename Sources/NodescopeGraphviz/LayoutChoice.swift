@@ -75,7 +75,7 @@ public struct LayoutChoice: Sendable, Equatable {
                     .invalidOptions,
                     "the compact layout grows top-down only; use --layout tidy (or dot) with --orientation left-right")
             }
-            considerOutlines(in: diagram, page: page) { consider(.compact, .topDown, outlineLimit: $0, preference: 1) }
+            considerOutlines(in: boxes, page: page) { consider(.compact, .topDown, outlineLimit: $0, preference: 1) }
         case .auto:
             if diagram.nodes.count <= options.autoTidyThreshold {
                 if allowsTopDown { _ = consider(.dot, .topDown, stackLeaves: false, preference: 1) }
@@ -84,24 +84,39 @@ public struct LayoutChoice: Sendable, Equatable {
             if allowsTopDown { _ = consider(.tidy, .topDown, preference: 0.98) }
             if allowsLeftToRight { _ = consider(.tidy, .leftToRight, preference: 0.94) }
             if allowsTopDown && best!.score < 0.98 {
-                considerOutlines(in: diagram, page: page) { consider(.compact, .topDown, outlineLimit: $0, preference: 0.9) }
+                considerOutlines(in: boxes, page: page) { consider(.compact, .topDown, outlineLimit: $0, preference: 0.9) }
             }
         }
         return best!.choice
     }
 
-    /// Tries column sizes from small (wide and low drawings) to large (narrow and tall), each
-    /// ``outlineStep`` times the last, until the drawings are too tall to beat the best so far.
-    private static func considerOutlines(in diagram: Diagram, page: DiagramPage, _ consider: (Int) -> Double) {
-        var bestScore = 0.0
-        var limit = 4.0
-        let count = Double(diagram.nodes.count)
-        while true {
-            let score = consider(Int(limit.rounded(.up)))
-            bestScore = max(bestScore, score)
-            // Larger columns are taller: stop once they fall well behind.
-            if score < bestScore / 2 || limit >= count { break }
-            limit = min(limit * outlineStep, count)
+    /// Tries column sizes around a first guess, each ``outlineStep`` times the last, smaller
+    /// (wider and lower drawings) and larger (narrower and taller) until the drawings fall well
+    /// behind the best so far in that direction.
+    ///
+    /// The guess makes the columns, if they were all full, about as tall as the page's shape
+    /// asks: `lines × line height / columns of lines × column width` = the page's height / width.
+    private static func considerOutlines(in boxes: TidyLayout.Boxes, page: DiagramPage, _ consider: (Int) -> Double) {
+        let count = boxes.sizes.count
+        guard count > 1 else { return }
+        let lineHeight = boxes.sizes.reduce(0) { $0 + $1.height } / Double(count) + TidyLayout.stackGap
+        let columnWidth = boxes.sizes.reduce(0) { $0 + $1.width } / Double(count) + 3 * TidyLayout.stackIndent + TidyLayout.siblingGap
+        let guess = (Double(count) * columnWidth * page.height / (page.width * lineHeight)).squareRoot()
+        let first = min(max(4, guess), Double(count))
+        var best = (limit: first, score: consider(Int(first.rounded(.up))))
+        for step in [1 / outlineStep, outlineStep] {
+            var limit = first * step
+            while limit >= 4 && limit < Double(count) * outlineStep {
+                let score = consider(Int(min(limit, Double(count)).rounded(.up)))
+                if score > best.score { best = (limit, score) }
+                if score < best.score / 2 || limit >= Double(count) { break }
+                limit *= step
+            }
+        }
+        // Then halfway (geometrically) to the best one's neighbours.
+        let halfStep = outlineStep.squareRoot()
+        for limit in [best.limit / halfStep, best.limit * halfStep] where limit >= 4 && limit <= Double(count) {
+            _ = consider(Int(limit.rounded(.up)))
         }
     }
 
