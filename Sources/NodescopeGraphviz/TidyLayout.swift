@@ -6,13 +6,15 @@
 /// are pushed apart only as far as their outlines need, so boxes never overlap. Top-down, bands
 /// are rows; left-to-right, the same algorithm runs on the transposed boxes and bands are columns.
 ///
-/// Top-down, some subtrees are drawn as an indented outline that hangs in a column from a rail
-/// under their root's left side, one box per line: a parent whose children are all leaves, at
-/// least ``stackMinimum`` of them, and (with an `outlineLimit`) every subtree of at most that
-/// many nodes. Leaves are most of a big tree, and side by side they would make the drawing
-/// hundreds of times wider than tall. The outline is laid out as a chain, one line per depth,
-/// every line as wide as the whole outline, so the algorithm keeps other subtrees clear of it;
-/// the lines are then packed closer together inside the room the chain reserved.
+/// Top-down, some subtrees are drawn as indented outlines, one box per line, each line hanging
+/// from its parent's rail (see ``OutlinePlan``): without an `outlineLimit`, the leaves of a parent
+/// whose children are all leaves, at least ``stackMinimum`` of them, in a column under its left
+/// side; with one (the compact layout), every subtree of at most that many nodes, runs of them
+/// sharing columns of at most that many lines. Leaves are most of a big tree, and side by side
+/// they would make the drawing hundreds of times wider than tall. A column is laid out as a chain,
+/// one line per depth, every line as wide as the whole column, so the algorithm keeps other
+/// subtrees clear of it; the lines are then packed closer together inside the room the chain
+/// reserved.
 ///
 /// Everything is iterative: a chain of a million nodes does not exhaust the stack.
 public enum TidyLayout {
@@ -79,8 +81,9 @@ public enum TidyLayout {
     ///   - orientation: Which way the tree grows; ``DiagramOrientation/auto`` is top-down.
     ///     Left-to-right draws no outlines: siblings are already one above the other.
     ///   - outlineLimit: Top-down, every subtree of at most this many nodes (its root included)
-    ///     that is not inside a bigger one is drawn as an indented outline under its root. 0
-    ///     draws only the leaf columns.
+    ///     that is not inside a bigger one is drawn as an indented outline, and runs of such
+    ///     siblings share columns of at most this many lines that hang from their parent. 0 draws
+    ///     only the leaf columns.
     ///   - nodeSize: The size in points of a node's box.
     public static func layout(
         _ diagram: Diagram,
@@ -150,7 +153,7 @@ extension TidyLayout {
     /// The state of one run of the algorithm, in arrays indexed by slot: slot 0 is a virtual root
     /// above the diagram's roots, and node `i` of the diagram is slot `i + 1`, so a parent always
     /// has a smaller slot than its children. "Layout" parents and children are the diagram's,
-    /// except that stacked leaves form a chain below their parent.
+    /// except that the lines of an outline or a column form a chain.
     private struct Walker {
         let count: Int
         /// Layout parent of each slot, or -1 for the virtual root and excluded slots.
