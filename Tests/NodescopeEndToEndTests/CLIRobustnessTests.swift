@@ -210,6 +210,23 @@ struct CLIRobustnessTests {
         #expect(!dotText.contains("more FeedItemFlow"))
     }
 
+    @Test func everySamplesDefaultExportIsNearAPagesShape() throws {
+        let fixture = try DaemonFixture()
+        defer { fixture.stop() }
+        let scratch = makeScratchDirectory()
+        // Each sample at rest, with the nodes it then has (SamplesTests has their trees).
+        for (sample, nodes) in [("sample-nodes", 5), ("sample-ribs", 3), ("sample-viper", 5), ("sample-bfg", 4), ("sample-modules", 3)] {
+            let host = try ChildProcess(sample, ["--quiet", "--hold", "20"], environment: ["NODESCOPE_SOCKET": fixture.socket])
+            defer { host.stop() }
+            _ = try fixture.waitForProcesses { $0.contains { $0.processName == sample && $0.isConnected && $0.liveNodes >= nodes } }
+            let file = scratch.appendingPathComponent("\(sample).svg")
+            let export = try fixture.finished(["export", sample, "-o", file.path])
+            #expect(export.process.terminationStatus == 0, "\(export.stderr)")
+            let size = try #require(Self.rootSize(of: try String(contentsOf: file, encoding: .utf8)))
+            #expect(size.width / size.height <= 4 && size.width / size.height >= 0.25, "\(sample): \(size)")
+        }
+    }
+
     @Test func aHostThatExitsIsNotAWarningInTheDaemonsLog() throws {
         let fixture = try DaemonFixture()
         let host = try ChildProcess("sample-nodes", ["--quiet"], environment: ["NODESCOPE_SOCKET": fixture.socket])
