@@ -64,8 +64,8 @@ public struct LayoutChoice: Sendable, Equatable {
 
         switch options.layout {
         case .dot:
-            let orientation: DiagramOrientation = options.orientation == .leftToRight ? .leftToRight : .topDown
-            _ = consider(.dot, orientation, stackLeaves: false, preference: 1)
+            if allowsTopDown { _ = consider(.dot, .topDown, stackLeaves: false, preference: 1) }
+            if allowsLeftToRight { _ = consider(.dot, .leftToRight, stackLeaves: false, preference: 0.96) }
         case .tidy:
             if allowsTopDown { _ = consider(.tidy, .topDown, preference: 1) }
             if allowsLeftToRight { _ = consider(.tidy, .leftToRight, preference: 0.96) }
@@ -83,11 +83,12 @@ public struct LayoutChoice: Sendable, Equatable {
             }
             if allowsTopDown { _ = consider(.tidy, .topDown, preference: 0.98) }
             if allowsLeftToRight { _ = consider(.tidy, .leftToRight, preference: 0.94) }
-            if allowsTopDown && best!.score < 0.98 {
+            if allowsTopDown && (best?.score ?? 0) < 0.98 {
                 considerOutlines(in: boxes, page: page) { consider(.compact, .topDown, outlineLimit: $0, preference: 0.9) }
             }
         }
-        return best!.choice
+        // Every case above considers at least one candidate.
+        return best?.choice ?? LayoutChoice(layout: .tidy, orientation: .topDown, outlineLimit: 0, width: 0, height: 0)
     }
 
     /// Tries column sizes around a first guess, each ``outlineStep`` times the last, smaller
@@ -97,8 +98,7 @@ public struct LayoutChoice: Sendable, Equatable {
     /// The guess makes the columns, if they were all full, about as tall as the page's shape
     /// asks: `lines × line height / columns of lines × column width` = the page's height / width.
     private static func considerOutlines(in boxes: TidyLayout.Boxes, page: DiagramPage, _ consider: (Int) -> Double) {
-        let count = boxes.sizes.count
-        guard count > 1 else { return }
+        let count = max(1, boxes.sizes.count)
         let lineHeight = boxes.sizes.reduce(0) { $0 + $1.height } / Double(count) + TidyLayout.stackGap
         let columnWidth = boxes.sizes.reduce(0) { $0 + $1.width } / Double(count) + 3 * TidyLayout.stackIndent + TidyLayout.siblingGap
         let guess = (Double(count) * columnWidth * page.height / (page.width * lineHeight)).squareRoot()

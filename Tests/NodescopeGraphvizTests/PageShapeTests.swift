@@ -153,6 +153,21 @@ struct PageShapeTests {
         if orientation == .leftToRight { #expect(svg.aspect < 1) }
     }
 
+    @Test("one node in every layout and orientation, with and without a page")
+    func oneNode() throws {
+        let diagram = Diagram(title: "", nodes: [DiagramNode(id: 7, parent: nil, title: "Alone")])
+        for layout in DiagramLayout.allCases {
+            for orientation in DiagramOrientation.allCases where !(layout == .compact && orientation == .leftToRight) {
+                for page in [nil, DiagramPage(parsing: "a4")] {
+                    let drawing = try DiagramRenderer.shared.draw(
+                        diagram, format: .svg, options: .init(layout: layout, orientation: orientation, page: page))
+                    #expect(try SVGBoxes(drawing.text).boxes.count == 1)
+                    #expect(drawing.fit?.fits ?? true)
+                }
+            }
+        }
+    }
+
     @Test("compact grows top-down only: left-to-right is an error that says what to do")
     func compactLeftToRight() {
         #expect {
