@@ -21,15 +21,21 @@ public enum DotWriter {
     ///   - positions: Box centres from ``TidyLayout``. When given, every box is pinned there and
     ///     the graph asks for Graphviz's `nop2` engine (as `neato -n2` does), so Graphviz only
     ///     draws. When `nil`, Graphviz's `dot` engine places the boxes.
-    public static func dot(for diagram: Diagram, positions: TidyLayout.Result? = nil) -> String {
-        dot(for: diagram, positions: positions, richLabels: diagram.nodes.count <= richLabelLimit)
+    ///   - orientation: For Graphviz's `dot` engine (no positions): left-to-right asks for
+    ///     `rankdir=LR`; otherwise the tree grows top-down.
+    public static func dot(
+        for diagram: Diagram, positions: TidyLayout.Result? = nil, orientation: DiagramOrientation = .topDown
+    ) -> String {
+        dot(for: diagram, positions: positions, richLabels: diagram.nodes.count <= richLabelLimit, orientation: orientation)
     }
 
-    static func dot(for diagram: Diagram, positions: TidyLayout.Result?, richLabels: Bool) -> String {
+    static func dot(
+        for diagram: Diagram, positions: TidyLayout.Result?, richLabels: Bool, orientation: DiagramOrientation = .topDown
+    ) -> String {
         let tree = DiagramTree(diagram.nodes)
         var out = "digraph nodescope {\n"
         out.reserveCapacity(1_000 + diagram.nodes.count * 400)
-        out += "  graph [fontname=\"\(NodeLabel.fontName)\", fontsize=16, labelloc=t, labeljust=l"
+        out += "  graph [fontname=\"\(NodeLabel.fontName)\", fontsize=\(Int(titleSize)), labelloc=t, labeljust=l"
         if !diagram.title.isEmpty {
             // A plain label: Graphviz leaks the text of HTML-like labels.
             out += ", label=\"\(LabelText.quoted(diagram.title))\""
@@ -38,6 +44,8 @@ public enum DotWriter {
         out += ", outputorder=edgesfirst"
         if positions != nil {
             out += ", layout=nop2, notranslate=true, splines=line, overlap=true"
+        } else if orientation == .leftToRight {
+            out += ", rankdir=LR"
         }
         out += "];\n"
         // Square corners on pinned (big) drawings: a rounded box is a 25-point path in the SVG.
@@ -126,7 +134,11 @@ public enum DotWriter {
     }
 
     /// Space between the tree and the legend, in points.
-    private static let legendGap = 40.0
+    static let legendGap = 40.0
+    /// The size of the diagram's title, in points.
+    static let titleSize = 16.0
+    /// The space around the drawing (Graphviz's `pad`), in points.
+    static let padding = 0.3 * 72
 
     private static func point(_ value: Double) -> String { DotNumber.format(value, decimals: 1) }
     private static func inches(_ points: Double) -> String { DotNumber.format(points / 72, decimals: 3) }

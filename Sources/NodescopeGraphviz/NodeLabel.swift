@@ -9,6 +9,10 @@ enum NodeLabel {
     static let kindSize = 9.0
     static let partSize = 10.0
     static let noteSize = 9.0
+    /// The smallest text in a box: the kind and the note in rich labels; plain labels use one size.
+    static func smallestTextSize(richLabels: Bool) -> Double {
+        richLabels ? Swift.min(kindSize, noteSize, partSize, titleSize) : partSize
+    }
     /// Horizontal and vertical space between the label and the border, in points per side.
     static let margin = (x: 10.0, y: 5.0)
     static let kindColor = "#616161"

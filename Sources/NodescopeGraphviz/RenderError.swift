@@ -13,6 +13,8 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case emptyDiagram
         /// ``DiagramOptions/rootID`` names no node of the diagram.
         case unknownRoot
+        /// The options contradict each other, such as the compact layout grown left to right.
+        case invalidOptions
     }
 
     /// What went wrong.

@@ -1,15 +1,20 @@
 /// A tidy tree layout in linear time: Walker's algorithm in the form of Buchheim, Jünger and
 /// Leipert ("Improving Walker's algorithm to run in linear time", 2002), with boxes of any width.
 ///
-/// Each depth is a horizontal band as tall as its tallest box; boxes in a band are top-aligned.
-/// Siblings keep their order left to right, a parent is centred over its children, and subtrees
-/// are pushed apart only as far as their outlines need, so boxes never overlap.
+/// Each depth is a band as deep as its deepest box; boxes in a band are aligned on the side
+/// towards the root. Siblings keep their order, a parent is centred on its children, and subtrees
+/// are pushed apart only as far as their outlines need, so boxes never overlap. Top-down, bands
+/// are rows; left-to-right, the same algorithm runs on the transposed boxes and bands are columns.
 ///
-/// A parent whose children are all leaves, at least ``stackMinimum`` of them, gets them stacked
-/// in a column under its left side, like an outline, joined to it by a rail. Leaves are most of a big tree, and side by side they would make the
-/// drawing hundreds of times wider than tall. The column is laid out as a chain, one leaf per
-/// depth, with every leaf as wide as the column, so the algorithm keeps other subtrees clear of
-/// it; the leaves are then packed closer together inside the room the chain reserved.
+/// Top-down, some subtrees are drawn as indented outlines, one box per line, each line hanging
+/// from its parent's rail (see ``OutlinePlan``): without an `outlineLimit`, the leaves of a parent
+/// whose children are all leaves, at least ``stackMinimum`` of them, in a column under its left
+/// side; with one (the compact layout), every subtree of at most that many nodes, runs of them
+/// sharing columns of at most that many lines. Leaves are most of a big tree, and side by side
+/// they would make the drawing hundreds of times wider than tall. A column is laid out as a chain,
+/// one line per depth, every line as wide as the whole column, so the algorithm keeps other
+/// subtrees clear of it; the lines are then packed closer together inside the room the chain
+/// reserved.
 ///
 /// Everything is iterative: a chain of a million nodes does not exhaust the stack.
 public enum TidyLayout {
@@ -65,20 +70,82 @@ public enum TidyLayout {
     /// How far inside the parent's left border the rail starts, in points.
     static let railInset = 16.0
 
+    /// Space between an outline's root and its first line, in points.
+    static let outlineGap = 12.0
+
     /// Lays out `diagram` as a tree (or a forest, when it has several roots).
     ///
     /// - Parameters:
     ///   - diagram: The nodes; a node whose parent is not listed before it is treated as a root,
     ///     and a repeated id is ignored after its first occurrence.
+    ///   - orientation: Which way the tree grows; ``DiagramOrientation/auto`` is top-down.
+    ///     Left-to-right draws no outlines: siblings are already one above the other.
+    ///   - outlineLimit: Top-down, every subtree of at most this many nodes (its root included)
+    ///     that is not inside a bigger one is drawn as an indented outline, and runs of such
+    ///     siblings share columns of at most this many lines that hang from their parent. 0 draws
+    ///     only the leaf columns.
     ///   - nodeSize: The size in points of a node's box.
     public static func layout(
         _ diagram: Diagram,
+        orientation: DiagramOrientation = .topDown,
+        outlineLimit: Int = 0,
         nodeSize: (DiagramNode) -> (width: Double, height: Double) = DotWriter.estimatedBoxSize(of:)
     ) -> Result {
-        let tree = DiagramTree(diagram.nodes)
-        var walker = Walker(tree: tree, nodes: diagram.nodes, nodeSize: nodeSize)
+        layout(Boxes(diagram, nodeSize: nodeSize), orientation: orientation, outlineLimit: outlineLimit)
+    }
+
+    /// A diagram's structure and box sizes, worked out once for several layouts.
+    struct Boxes {
+        let nodes: [DiagramNode]
+        let tree: DiagramTree
+        let sizes: [(width: Double, height: Double)]
+
+        init(_ diagram: Diagram, nodeSize: (DiagramNode) -> (width: Double, height: Double) = DotWriter.estimatedBoxSize(of:)) {
+            nodes = diagram.nodes
+            tree = DiagramTree(diagram.nodes)
+            sizes = diagram.nodes.map(nodeSize)
+        }
+    }
+
+    /// ``layout(_:orientation:outlineLimit:nodeSize:)`` of boxes already measured.
+    static func layout(_ boxes: Boxes, orientation: DiagramOrientation, outlineLimit: Int) -> Result {
+        let walker = makeWalker(boxes, orientation: orientation, outlineLimit: outlineLimit)
+        let placed = walker.place()
+        let result = walker.result(placed, nodes: boxes.nodes)
+        return orientation == .leftToRight ? result.transposed() : result
+    }
+
+    /// The width and height of ``layout(_:orientation:outlineLimit:nodeSize:)``'s drawing, without
+    /// the positions and routes, which cost more to build than the layout itself.
+    static func extent(
+        _ boxes: Boxes, orientation: DiagramOrientation = .topDown, outlineLimit: Int = 0, stackLeaves: Bool = true
+    ) -> (width: Double, height: Double, outlines: Int) {
+        let walker = makeWalker(boxes, orientation: orientation, outlineLimit: outlineLimit, stackLeaves: stackLeaves)
+        let placed = walker.place()
+        let outlines = walker.outlineRows.count { $0 >= 0 } + walker.isColumnHead.count { $0 }
+        return orientation == .leftToRight
+            ? (placed.height, placed.width, outlines) : (placed.width, placed.height, outlines)
+    }
+
+    private static func makeWalker(
+        _ boxes: Boxes, orientation: DiagramOrientation, outlineLimit: Int, stackLeaves: Bool = true
+    ) -> Walker {
+        let transposed = orientation == .leftToRight
+        var walker = Walker(
+            tree: boxes.tree, sizes: boxes.sizes, transposed: transposed, stackLeaves: stackLeaves && !transposed,
+            outlineLimit: transposed ? 0 : outlineLimit)
         walker.run()
-        return walker.result(nodes: diagram.nodes)
+        return walker
+    }
+}
+
+extension TidyLayout.Result {
+    /// The same drawing with x and y swapped: a top-down layout of transposed boxes becomes a
+    /// left-to-right layout of the real ones.
+    func transposed() -> TidyLayout.Result {
+        func swap(_ point: TidyLayout.Point) -> TidyLayout.Point { TidyLayout.Point(x: point.y, y: point.x) }
+        return TidyLayout.Result(
+            positions: positions.mapValues(swap), edgeRoutes: edgeRoutes.mapValues { $0.map(swap) }, width: height, height: width)
     }
 }
 
@@ -86,7 +153,7 @@ extension TidyLayout {
     /// The state of one run of the algorithm, in arrays indexed by slot: slot 0 is a virtual root
     /// above the diagram's roots, and node `i` of the diagram is slot `i + 1`, so a parent always
     /// has a smaller slot than its children. "Layout" parents and children are the diagram's,
-    /// except that stacked leaves form a chain below their parent.
+    /// except that the lines of an outline or a column form a chain.
     private struct Walker {
         let count: Int
         /// Layout parent of each slot, or -1 for the virtual root and excluded slots.
@@ -95,18 +162,29 @@ extension TidyLayout {
         var childList: [Int]
         /// Position of each slot among its layout siblings.
         var number: [Int]
-        /// The width the algorithm reserves: the box's, or a stacked column's.
-        var width: [Double]
+        /// The room the algorithm reserves left of a slot's x: half its box, or for an outline (its
+        /// root and every line) half the root's box, so the root is placed like any box.
+        var leftExtent: [Double]
+        /// The room reserved right of a slot's x: half its box, or the rest of an outline's width.
+        var rightExtent: [Double]
         /// The box's own size.
         var boxWidth: [Double]
         var height: [Double]
         var included: [Bool]
-        /// For a parent whose leaves are stacked, the first leaf's slot; else -1.
-        var stackHead: [Int]
-        /// For a stacked leaf, the parent it is drawn under; else -1.
-        var stackParent: [Int]
-        /// For a parent whose leaves are stacked, how far left of its centre the rail runs.
-        var railOffset: [Double]
+        /// For the root of an outline, its first line's slot; else -1.
+        var outlineRows: [Int]
+        /// For a line of an outline, the root of the outline; else -1.
+        var outlineOwner: [Int]
+        /// For a line of an outline, its parent in the diagram; else -1.
+        var diagramParent: [Int]
+        /// For a line of an outline, how far its box's left side is right of the outline root's
+        /// left side, or of its column's rail.
+        var indent: [Double]
+        /// For a line that is a child of a parent drawn as a box of the tree, the first line of
+        /// its column (whose x is the column's rail); else -1.
+        var memberOf: [Int]
+        /// Whether a slot is the first line of a column that hangs from a parent's rail.
+        var isColumnHead: [Bool]
         var prelim: [Double]
         var modifier: [Double]
         var shift: [Double]
@@ -114,50 +192,44 @@ extension TidyLayout {
         var thread: [Int]
         var ancestor: [Int]
 
-        init(tree: DiagramTree, nodes: [DiagramNode], nodeSize: (DiagramNode) -> (width: Double, height: Double)) {
-            let count = nodes.count + 1
+        init(
+            tree: DiagramTree, sizes: [(width: Double, height: Double)], transposed: Bool, stackLeaves: Bool, outlineLimit: Int
+        ) {
+            let count = sizes.count + 1
             self.count = count
             parent = [Int](repeating: -1, count: count)
             boxWidth = [Double](repeating: 0, count: count)
             height = [Double](repeating: 0, count: count)
             included = [Bool](repeating: true, count: count)
             number = [Int](repeating: 0, count: count)
-            stackHead = [Int](repeating: -1, count: count)
-            stackParent = [Int](repeating: -1, count: count)
-            railOffset = [Double](repeating: 0, count: count)
-            for index in nodes.indices {
+            outlineRows = [Int](repeating: -1, count: count)
+            outlineOwner = [Int](repeating: -1, count: count)
+            diagramParent = [Int](repeating: -1, count: count)
+            indent = [Double](repeating: 0, count: count)
+            memberOf = []
+            isColumnHead = []
+            for index in sizes.indices {
                 let slot = index + 1
                 included[slot] = tree.isIncluded[index]
                 guard included[slot] else { continue }
-                let size = nodeSize(nodes[index])
+                let size = transposed ? (width: sizes[index].height, height: sizes[index].width) : sizes[index]
                 boxWidth[slot] = max(0, size.width.isFinite ? size.width : 0)
                 height[slot] = max(0, size.height.isFinite ? size.height : 0)
                 parent[slot] = tree.parentIndex[index] + 1
             }
-            width = boxWidth
+            leftExtent = boxWidth.map { $0 / 2 }
+            rightExtent = leftExtent
 
-            // Which parents stack their leaves, and how wide each column must be.
-            var chainNext = [Int](repeating: -1, count: count)
-            let boxWidth = boxWidth
-            for index in nodes.indices where tree.childCount(of: index) >= TidyLayout.stackMinimum {
-                let children = tree.children(of: index)
-                guard children.allSatisfy({ tree.childCount(of: $0) == 0 }) else { continue }
-                let slot = index + 1
-                let widest = children.reduce(0) { max($0, boxWidth[$1 + 1]) }
-                let reach = TidyLayout.stackIndent + widest
-                // The rail runs under the parent's left side; the column is centred on the parent,
-                // so it must reach as far left of the centre as its leaves reach right of the rail.
-                railOffset[slot] = min(max(0, boxWidth[slot] / 2 - TidyLayout.railInset), reach / 2)
-                let columnWidth = 2 * (reach - railOffset[slot])
-                stackHead[slot] = children.first! + 1
-                var previous = slot
-                for child in children {
-                    stackParent[child + 1] = slot
-                    width[child + 1] = columnWidth
-                    parent[child + 1] = previous
-                    if previous != slot { chainNext[previous] = child + 1 }
-                    previous = child + 1
-                }
+            let plan = OutlinePlan(tree: tree, boxWidth: boxWidth, stackLeaves: stackLeaves, limit: outlineLimit)
+            for slot in 1..<count where plan.layoutParent[slot] >= 0 { parent[slot] = plan.layoutParent[slot] }
+            outlineRows = plan.outlineRows
+            outlineOwner = plan.outlineOwner
+            diagramParent = plan.diagramParent
+            indent = plan.offset
+            memberOf = plan.memberOf
+            isColumnHead = plan.isColumnHead
+            for slot in 1..<count where plan.rightExtent[slot] >= 0 {
+                (leftExtent[slot], rightExtent[slot]) = (plan.leftExtent[slot], plan.rightExtent[slot])
             }
 
             childStart = [Int](repeating: 0, count: count + 1)
@@ -168,12 +240,17 @@ extension TidyLayout {
                 number[root + 1] = position
             }
             childStart[1] = childList.count
-            for index in nodes.indices {
+            for index in sizes.indices {
                 let slot = index + 1
-                if stackHead[slot] >= 0 {
-                    childList.append(stackHead[slot])
-                } else if chainNext[slot] >= 0 {
-                    childList.append(chainNext[slot])
+                if outlineRows[slot] >= 0 {
+                    childList.append(outlineRows[slot])
+                } else if outlineOwner[slot] >= 0 {
+                    if plan.chainNext[slot] >= 0 { childList.append(plan.chainNext[slot]) }
+                } else if plan.customStart[slot] >= 0 {
+                    for (position, child) in plan.customChildren[plan.customStart[slot]..<plan.customEnd[slot]].enumerated() {
+                        childList.append(child)
+                        number[child] = position
+                    }
                 } else {
                     for (position, child) in tree.children(of: index).enumerated() {
                         childList.append(child + 1)
@@ -197,7 +274,7 @@ extension TidyLayout {
 
         func distance(_ left: Int, _ right: Int) -> Double {
             let gap = parent[left] == parent[right] && parent[left] != 0 ? TidyLayout.siblingGap : TidyLayout.subtreeGap
-            return (width[left] + width[right]) / 2 + gap
+            return rightExtent[left] + leftExtent[right] + gap
         }
 
         /// The first walk, bottom-up. A node's own subtree is finished before its parent's turn
@@ -290,9 +367,24 @@ extension TidyLayout {
             }
         }
 
+        /// Where the boxes are: centres, depths, band tops and the drawing's size.
+        struct Placement {
+            var x: [Double]
+            var y: [Double]
+            var depth: [Int]
+            var bandTop: [Double]
+            /// For the first line of a column, the x of the column's rail.
+            var rail: [Double]
+            var minLeft: Double
+            var width: Double
+            var height: Double
+            /// Whether there is no box at all.
+            var isEmpty: Bool
+        }
+
         /// The second walk, top-down: absolute x from the sums of modifiers, y from depth bands;
-        /// then stacked leaves are packed into their columns.
-        func result(nodes: [DiagramNode]) -> Result {
+        /// then the lines of outlines are packed under their roots.
+        func place() -> Placement {
             var x = [Double](repeating: 0, count: count)
             var y = [Double](repeating: 0, count: count)
             var modifierSum = [Double](repeating: 0, count: count)
@@ -310,24 +402,36 @@ extension TidyLayout {
             for band in bandHeight.indices {
                 bandTop[band + 1] = bandTop[band] + bandHeight[band] + TidyLayout.levelGap
             }
-            for v in 1..<count where included[v] && stackParent[v] < 0 {
+            for v in 1..<count where included[v] && outlineOwner[v] < 0 {
                 y[v] = bandTop[depth[v]] + height[v] / 2
             }
 
-            // Stacked leaves hang from a rail under the parent's left side, top to bottom. The
-            // chain reserved the column's full width at every depth it spans, and the packed
-            // column is never taller than those bands, so it stays clear of every other box.
-            var railX = [Double](repeating: 0, count: count)
-            for v in 1..<count where stackHead[v] >= 0 {
-                var top = bandTop[depth[v] + 1]
-                var leaf = stackHead[v]
-                let rail = x[v] - railOffset[v]
-                railX[v] = rail
-                while leaf >= 0 {
-                    x[leaf] = rail + TidyLayout.stackIndent + boxWidth[leaf] / 2
-                    y[leaf] = top + height[leaf] / 2
-                    top += height[leaf] + TidyLayout.stackGap
-                    leaf = childStart[leaf] < childStart[leaf + 1] ? childList[childStart[leaf]] : -1
+            // An outline's lines, top to bottom under its root. The chain reserved the outline's
+            // full width at every depth it spans, the root reserved it in its own band, and the
+            // packed lines are never lower than the chain's bands, so they stay clear of every
+            // other box.
+            for v in 1..<count where outlineRows[v] >= 0 {
+                let left = x[v] - boxWidth[v] / 2
+                var top = y[v] + height[v] / 2 + TidyLayout.outlineGap
+                var line = outlineRows[v]
+                while line >= 0 {
+                    x[line] = left + indent[line] + boxWidth[line] / 2
+                    y[line] = top + height[line] / 2
+                    top += height[line] + TidyLayout.stackGap
+                    line = childStart[line] < childStart[line + 1] ? childList[childStart[line]] : -1
+                }
+            }
+            // A column's lines, from the top of its band, right of its rail (the first line's x).
+            var rail = [Double](repeating: 0, count: count)
+            for head in 1..<count where isColumnHead[head] {
+                rail[head] = x[head]
+                var top = bandTop[depth[head]]
+                var line = head
+                while line >= 0 {
+                    x[line] = rail[head] + indent[line] + boxWidth[line] / 2
+                    y[line] = top + height[line] / 2
+                    top += height[line] + TidyLayout.stackGap
+                    line = childStart[line] < childStart[line + 1] ? childList[childStart[line]] : -1
                 }
             }
 
@@ -339,17 +443,44 @@ extension TidyLayout {
                 maxRight = max(maxRight, x[v] + boxWidth[v] / 2)
                 maxBottom = max(maxBottom, y[v] + height[v] / 2)
             }
-            guard minLeft.isFinite else { return Result(positions: [:], width: 0, height: 0) }
+            guard minLeft.isFinite else {
+                return Placement(
+                    x: x, y: y, depth: depth, bandTop: bandTop, rail: rail, minLeft: 0, width: 0, height: 0, isEmpty: true)
+            }
+            return Placement(
+                x: x, y: y, depth: depth, bandTop: bandTop, rail: rail, minLeft: minLeft, width: maxRight - minLeft,
+                height: maxBottom,
+                isEmpty: false)
+        }
+
+        /// Positions by id, and the route of every edge.
+        func result(_ placed: Placement, nodes: [DiagramNode]) -> Result {
+            guard !placed.isEmpty else { return Result(positions: [:], width: 0, height: 0) }
+            let (x, y, minLeft) = (placed.x, placed.y, placed.minLeft)
             var positions = [UInt64: Point](minimumCapacity: count)
             var routes: [UInt64: [Point]] = [:]
             routes.reserveCapacity(count)
             for v in 1..<count where included[v] {
                 let centre = Point(x: x[v] - minLeft, y: y[v])
                 positions[nodes[v - 1].id] = centre
-                if stackParent[v] >= 0 {
-                    // Down the rail, then right into the leaf's left side.
-                    let owner = stackParent[v]
-                    let rail = railX[owner] - minLeft
+                if memberOf[v] >= 0 {
+                    // Down from the parent, along the middle of the gap above the column, down
+                    // the column's rail, and right into the line's left side.
+                    let owner = diagramParent[v]
+                    let head = memberOf[v]
+                    let rail = placed.rail[head] - minLeft
+                    let from = Point(x: x[owner] - minLeft, y: y[owner] + height[owner] / 2)
+                    let end = [Point(x: rail, y: centre.y), Point(x: centre.x - boxWidth[v] / 2, y: centre.y)]
+                    if abs(from.x - rail) < 0.05 {
+                        routes[nodes[v - 1].id] = [from] + end
+                    } else {
+                        let middle = placed.bandTop[placed.depth[head]] - TidyLayout.levelGap / 2
+                        routes[nodes[v - 1].id] = [from, Point(x: from.x, y: middle), Point(x: rail, y: middle)] + end
+                    }
+                } else if outlineOwner[v] >= 0 {
+                    // Down the parent's rail, then right into the line's left side.
+                    let owner = diagramParent[v]
+                    let rail = x[owner] - boxWidth[owner] / 2 + min(TidyLayout.railInset, boxWidth[owner] / 2) - minLeft
                     routes[nodes[v - 1].id] = [
                         Point(x: rail, y: y[owner] + height[owner] / 2),
                         Point(x: rail, y: centre.y),
@@ -364,12 +495,12 @@ extension TidyLayout {
                     if abs(from.x - to.x) < 0.05 {
                         routes[nodes[v - 1].id] = [from, Point(x: from.x, y: to.y)]
                     } else {
-                        let middle = bandTop[depth[v]] - TidyLayout.levelGap / 2
+                        let middle = placed.bandTop[placed.depth[v]] - TidyLayout.levelGap / 2
                         routes[nodes[v - 1].id] = [from, Point(x: from.x, y: middle), Point(x: to.x, y: middle), to]
                     }
                 }
             }
-            return Result(positions: positions, edgeRoutes: routes, width: maxRight - minLeft, height: maxBottom)
+            return Result(positions: positions, edgeRoutes: routes, width: placed.width, height: placed.height)
         }
     }
 }

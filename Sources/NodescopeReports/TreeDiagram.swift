@@ -8,6 +8,10 @@ public enum TreeDiagram {
     public struct Options: Sendable {
         /// How to place the boxes.
         public var layout: DiagramLayout = .auto
+        /// Which way the tree grows.
+        public var orientation: DiagramOrientation = .auto
+        /// The page to fit, if any.
+        public var page: DiagramPage?
         /// The subtree to draw, as a path of names (``TreeView/node(atPath:)``); nil for all.
         public var rootPath: String?
         /// Levels below the root to draw; nil for all.
@@ -22,10 +26,12 @@ public enum TreeDiagram {
 
         /// Options that draw the whole tree with the automatic layout.
         public init(
-            layout: DiagramLayout = .auto, rootPath: String? = nil, depth: Int? = nil, siblingRunLimit: Int? = nil,
-            fullRetainerPaths: Set<UInt64> = []
+            layout: DiagramLayout = .auto, orientation: DiagramOrientation = .auto, page: DiagramPage? = nil, rootPath: String? = nil,
+            depth: Int? = nil, siblingRunLimit: Int? = nil, fullRetainerPaths: Set<UInt64> = []
         ) {
             self.layout = layout
+            self.orientation = orientation
+            self.page = page
             self.rootPath = rootPath
             self.depth = depth
             self.siblingRunLimit = siblingRunLimit
@@ -41,6 +47,8 @@ public enum TreeDiagram {
     ) throws(ReportError) -> DiagramRenderer.Drawing {
         var diagramOptions = DiagramOptions()
         diagramOptions.layout = options.layout
+        diagramOptions.orientation = options.orientation
+        diagramOptions.page = options.page
         diagramOptions.maxDepth = options.depth
         if let limit = options.siblingRunLimit { diagramOptions.collapseSiblingRunsLongerThan = limit }
         if let rootPath = options.rootPath {

@@ -187,12 +187,44 @@ struct CLIRobustnessTests {
         #expect(!expanded.stderr.contains("folded"))
         let svg = try String(contentsOf: scratch.appendingPathComponent("all.svg"), encoding: .utf8)
         #expect(!svg.contains("more FeedItemFlow"))
+        // The whole real tree, 300 items under one feed, is drawn near a page's shape.
+        let size = try #require(Self.rootSize(of: svg))
+        #expect(size.width / size.height <= 4 && size.width / size.height >= 0.25, "\(size)")
+
+        // A page it cannot fit at 8 pt: drawn at the smallest readable scale, and said so.
+        let page = try fixture.finished([
+            "export", "sample-nodes", "--expand", "--fit", "a4", "-o", scratch.appendingPathComponent("a4.svg").path,
+        ])
+        #expect(page.process.terminationStatus == 0, "\(page.stderr)")
+        #expect(page.stderr.contains("does not fit a4 (595 × 842 pt) at a readable size"), "\(page.stderr)")
+        #expect(page.stderr.contains("--root") && page.stderr.contains("--depth"))
+        let bad = try ChildProcess(
+            "nodescope", ["export", "sample-nodes", "--fit", "huge", "-o", scratch.appendingPathComponent("x.svg").path])
+        #expect(bad.waitForExit() == 2)
+        #expect(bad.stderr.contains("--fit takes a page name"), "\(bad.stderr)")
 
         // DOT is data: whole by default.
         let dot = try fixture.finished(["export", "sample-nodes", "-o", scratch.appendingPathComponent("t.dot").path])
         #expect(dot.stderr.contains("all "), "\(dot.stderr)")
         let dotText = try String(contentsOf: scratch.appendingPathComponent("t.dot"), encoding: .utf8)
         #expect(!dotText.contains("more FeedItemFlow"))
+    }
+
+    @Test func everySamplesDefaultExportIsNearAPagesShape() throws {
+        let fixture = try DaemonFixture()
+        defer { fixture.stop() }
+        let scratch = makeScratchDirectory()
+        // Each sample at rest, with the nodes it then has (SamplesTests has their trees).
+        for (sample, nodes) in [("sample-nodes", 5), ("sample-ribs", 3), ("sample-viper", 5), ("sample-bfg", 4), ("sample-modules", 3)] {
+            let host = try ChildProcess(sample, ["--quiet", "--hold", "20"], environment: ["NODESCOPE_SOCKET": fixture.socket])
+            defer { host.stop() }
+            _ = try fixture.waitForProcesses { $0.contains { $0.processName == sample && $0.isConnected && $0.liveNodes >= nodes } }
+            let file = scratch.appendingPathComponent("\(sample).svg")
+            let export = try fixture.finished(["export", sample, "-o", file.path])
+            #expect(export.process.terminationStatus == 0, "\(export.stderr)")
+            let size = try #require(Self.rootSize(of: try String(contentsOf: file, encoding: .utf8)))
+            #expect(size.width / size.height <= 4 && size.width / size.height >= 0.25, "\(sample): \(size)")
+        }
     }
 
     @Test func aHostThatExitsIsNotAWarningInTheDaemonsLog() throws {
@@ -204,5 +236,15 @@ struct CLIRobustnessTests {
         fixture.daemon.waitForExit()
         #expect(!fixture.daemon.stderr.contains("warning"), "\(fixture.daemon.stderr)")
         #expect(!fixture.daemon.stderr.contains("reset by peer"))
+    }
+
+    /// The root `<svg>` element's width and height in points.
+    static func rootSize(of svg: String) -> (width: Double, height: Double)? {
+        func value(_ name: String) -> Double? {
+            guard let start = svg.range(of: " \(name)=\""), let end = svg[start.upperBound...].range(of: "pt\"") else { return nil }
+            return Double(svg[start.upperBound..<end.lowerBound])
+        }
+        guard let width = value("width"), let height = value("height") else { return nil }
+        return (width, height)
     }
 }

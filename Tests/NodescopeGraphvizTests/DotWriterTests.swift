@@ -23,8 +23,13 @@ struct DotWriterTests {
         #expect(first == second)
         let prepared = try DiagramRenderer.shared.prepare(diagram, options: .init())
         #expect(
-            try DiagramRenderer.shared.render(diagram, format: .dot, options: .init(layout: .dot))
+            try DiagramRenderer.shared.render(diagram, format: .dot, options: .init(layout: .dot, orientation: .topDown))
                 == DotWriter.dot(for: prepared))
+        // This wide tree fits better left to right: dot is told so.
+        let sideways = try DiagramRenderer.shared.draw(diagram, format: .dot, options: .init(layout: .dot))
+        #expect(sideways.choice?.orientation == .leftToRight)
+        #expect(sideways.text == DotWriter.dot(for: prepared, orientation: .leftToRight))
+        #expect(sideways.text.contains("rankdir=LR"))
     }
 
     @Test("hostile names cannot add statements to the graph")

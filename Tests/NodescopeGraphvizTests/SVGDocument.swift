@@ -15,6 +15,8 @@ final class SVGDocument: NSObject, XMLParserDelegate {
     }
 
     private(set) var nodes: [NodeGroup] = []
+    /// The root `<svg>` element's width and height in points.
+    private(set) var rootSize: (width: Double?, height: Double?) = (nil, nil)
     private(set) var texts: [String] = []
     private(set) var parseError: String?
 
@@ -44,7 +46,13 @@ final class SVGDocument: NSObject, XMLParserDelegate {
         depth += 1
         element = name
         characters = ""
-        if name == "g", attributes["class"] == "node" {
+        if name == "svg", depth == 1 {
+            func points(_ value: String?) -> Double? {
+                guard let value else { return nil }
+                return Double(value.hasSuffix("pt") ? String(value.dropLast(2)) : value)
+            }
+            rootSize = (points(attributes["width"]), points(attributes["height"]))
+        } else if name == "g", attributes["class"] == "node" {
             depthOfNodeGroup = depth
             nodes.append(NodeGroup())
         } else if depthOfNodeGroup != nil, name == "polygon" || name == "path", nodes[nodes.count - 1].outline.isEmpty {

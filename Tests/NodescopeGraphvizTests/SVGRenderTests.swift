@@ -87,13 +87,15 @@ struct SVGRenderTests {
             ])
     }
 
-    @Test("auto picks the tidy layout above the threshold")
+    @Test("auto draws a small tree that fits with dot, and never uses dot above the threshold")
     func autoLayout() throws {
+        let small = try DiagramRenderer.shared.draw(SampleDiagrams.allStates, format: .dot)
+        #expect(!small.text.contains("layout=nop2"))
+        #expect(small.choice?.layout == .dot && small.choice?.orientation == .topDown)
         let diagram = SampleDiagrams.randomTree(count: 40, seed: 9)
-        let small = try DiagramRenderer.shared.render(diagram, format: .dot, options: .init(autoTidyThreshold: 40))
-        let big = try DiagramRenderer.shared.render(diagram, format: .dot, options: .init(autoTidyThreshold: 39))
-        #expect(!small.contains("layout=nop2"))
-        #expect(big.contains("layout=nop2"))
+        let big = try DiagramRenderer.shared.draw(diagram, format: .dot, options: .init(autoTidyThreshold: 39))
+        #expect(big.text.contains("layout=nop2"))
+        #expect(big.choice?.layout != .dot)
         #expect(
             SVGDocument(try DiagramRenderer.shared.render(diagram, format: .svg, options: .init(autoTidyThreshold: 39))).parseError == nil)
     }

@@ -97,4 +97,19 @@ enum SampleDiagrams {
         }
         return Diagram(title: "SampleApp (pid 4242) at 12:00:00", nodes: nodes)
     }
+
+    /// A tree where every node has four children until `count` nodes (filled level by level),
+    /// with distinct names, so nothing folds: the shape of the measurements. Every third
+    /// node has a part, every fifth a second one.
+    static func fourChildren(count: Int) -> Diagram {
+        let nodes = (0..<count).map { index in
+            var parts: [String] = []
+            if index % 3 == 0 { parts.append("context: Screen\(index)Context") }
+            if index % 5 == 0 { parts.append("worker: Refresh\(index)Worker") }
+            return DiagramNode(
+                id: UInt64(index + 1), parent: index == 0 ? nil : UInt64((index - 1) / 4 + 1), title: "Screen\(index)Flow",
+                kind: "Flow", parts: parts)
+        }
+        return Diagram(title: "four children per node, \(count) nodes", nodes: nodes)
+    }
 }

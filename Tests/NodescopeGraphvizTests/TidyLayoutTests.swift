@@ -84,8 +84,10 @@ struct TidyLayoutTests {
             } else {
                 let xs = kids.map { result.positions[$0]!.x }
                 #expect(xs == xs.sorted() && Set(xs).count == xs.count)
-                // Walker centres a parent over its first and last child.
-                #expect(abs(result.positions[parent]!.x - (xs.first! + xs.last!) / 2) < 0.001)
+                // Walker centres a parent over the room its first and last child take, which for
+                // an outline's root is more than its box: the parent is over its children.
+                #expect(result.positions[parent]!.x >= boxes[kids.first!]!.minX - 0.001)
+                #expect(result.positions[parent]!.x <= boxes[kids.last!]!.maxX + 0.001)
                 for kid in kids {
                     let route = try #require(result.edgeRoutes[kid])
                     #expect(route.first == TidyLayout.Point(x: result.positions[parent]!.x, y: boxes[parent]!.maxY))
@@ -115,6 +117,81 @@ struct TidyLayoutTests {
             #expect(crossings == 0)
         }
         return stacks
+    }
+
+    @Test(
+        "compact: outlines and columns overlap nothing, hang below their parents, and no edge crosses a box",
+        arguments: [(5, 60, 8), (6, 700, 40), (7, 1_500, 200)] as [(UInt64, Int, Int)])
+    func compactGeometry(seed: UInt64, count: Int, limit: Int) throws {
+        for diagram in [SampleDiagrams.randomTree(count: count, seed: seed), SampleDiagrams.fourChildren(count: count)] {
+            let result = TidyLayout.layout(diagram, outlineLimit: limit)
+            try checkRoutes(diagram, result, vertical: true)
+        }
+    }
+
+    @Test("left-to-right: children right of their parents, siblings top to bottom, no overlaps")
+    func leftToRight() throws {
+        for diagram in [SampleDiagrams.randomTree(count: 300, seed: 8), SampleDiagrams.fourChildren(count: 300)] {
+            let result = TidyLayout.layout(diagram, orientation: .leftToRight)
+            try checkRoutes(diagram, result, vertical: false)
+            let boxes = Self.boxes(diagram, result)
+            var children: [UInt64: [UInt64]] = [:]
+            for node in diagram.nodes { if let parent = node.parent { children[parent, default: []].append(node.id) } }
+            for kids in children.values {
+                let ys = kids.map { result.positions[$0]!.y }
+                #expect(ys == ys.sorted())
+            }
+            #expect(boxes.count == diagram.nodes.count)
+        }
+    }
+
+    /// No overlaps, every box inside the drawing, children below (or right of) their parents, and
+    /// every edge an axis-aligned route from its parent's box to its child's that crosses no
+    /// other box.
+    func checkRoutes(_ diagram: Diagram, _ result: TidyLayout.Result, vertical: Bool) throws {
+        let boxes = Self.boxes(diagram, result)
+        #expect(boxes.count == diagram.nodes.count)
+        let sorted = boxes.values.sorted { $0.minX < $1.minX }
+        var overlaps = 0
+        for (index, box) in sorted.enumerated() {
+            for other in sorted[(index + 1)...] {
+                if other.minX >= box.maxX { break }
+                if box.overlaps(other) { overlaps += 1 }
+            }
+        }
+        #expect(overlaps == 0)
+        for box in boxes.values {
+            #expect(box.minX >= -0.001 && box.maxX <= result.width + 0.001)
+            #expect(box.minY >= -0.001 && box.maxY <= result.height + 0.001)
+        }
+        var crossings = 0
+        for node in diagram.nodes {
+            guard let parent = node.parent else { continue }
+            let parentBox = try #require(boxes[parent])
+            let childBox = try #require(boxes[node.id])
+            if vertical { #expect(parentBox.maxY < childBox.minY) } else { #expect(parentBox.maxX < childBox.minX) }
+            let route = try #require(result.edgeRoutes[node.id])
+            let start = route.first!
+            let end = route.last!
+            #expect(start.x >= parentBox.minX - 0.001 && start.x <= parentBox.maxX + 0.001)
+            #expect(start.y >= parentBox.minY - 0.001 && start.y <= parentBox.maxY + 0.001)
+            #expect(end.x >= childBox.minX - 0.001 && end.x <= childBox.maxX + 0.001)
+            #expect(end.y >= childBox.minY - 0.001 && end.y <= childBox.maxY + 0.001)
+            guard diagram.nodes.count <= 800 else { continue }
+            for (a, b) in zip(route, route.dropFirst()) {
+                #expect(abs(a.x - b.x) < 0.001 || abs(a.y - b.y) < 0.001)
+                let segment = Box(id: 0, minX: min(a.x, b.x), maxX: max(a.x, b.x), minY: min(a.y, b.y), maxY: max(a.y, b.y))
+                for box in sorted where box.id != node.id && box.id != parent {
+                    let inner = Box(id: 0, minX: box.minX + 0.01, maxX: box.maxX - 0.01, minY: box.minY + 0.01, maxY: box.maxY - 0.01)
+                    if segment.minX <= inner.maxX && inner.minX <= segment.maxX && segment.minY <= inner.maxY
+                        && inner.minY <= segment.maxY
+                    {
+                        crossings += 1
+                    }
+                }
+            }
+        }
+        #expect(crossings == 0)
     }
 
     @Test("a 100,000-node tree lays out without overlaps in any band")
@@ -206,7 +283,7 @@ struct TidyLayoutTests {
         for leaf in 0..<5 {
             let centre = result.positions[UInt64(10 + leaf)]!
             #expect(centre.x == rail + TidyLayout.stackIndent + 30)
-            #expect(centre.y == p.y + 10 + TidyLayout.levelGap + 10 + Double(leaf) * (20 + TidyLayout.stackGap))
+            #expect(centre.y == p.y + 10 + TidyLayout.outlineGap + 10 + Double(leaf) * (20 + TidyLayout.stackGap))
             #expect(
                 result.edgeRoutes[UInt64(10 + leaf)] == [
                     TidyLayout.Point(x: rail, y: p.y + 10), TidyLayout.Point(x: rail, y: centre.y),
@@ -216,6 +293,6 @@ struct TidyLayoutTests {
         // The column is reserved at every depth it spans: the neighbour's deep chain stays clear.
         let columnRight = rail + TidyLayout.stackIndent + 60
         #expect(result.positions[21]!.x - 30 >= columnRight + TidyLayout.subtreeGap - 0.001)
-        #expect(result.height == result.positions[14]!.y + 10)
+        #expect(result.height == max(result.positions[14]!.y, result.positions[21]!.y) + 10)
     }
 }

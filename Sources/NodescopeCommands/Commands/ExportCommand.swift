@@ -16,6 +16,14 @@ struct ExportCommand: AsyncParsableCommand {
             read from a JSON file written by `export --format json` or `tree --json`, and no \
             collector is needed.
 
+            The layout and orientation fit the tree's shape: `dot` for small trees that fit as \
+            they are, else a tidy tree top-down or left-to-right, or the compact layout, where \
+            subtrees hang as indented outlines in columns, so wide trees stay near a page's \
+            shape. --layout and --orientation choose by hand. --fit PAGE chooses for a page \
+            (a4, a4-landscape, a3, letter, screen, … or WxH such as 1200x800, 210x297mm) and \
+            scales the SVG down to it, but never below 8 pt text; when the tree does not fit at \
+            that size, a line on standard error says so and suggests --root or --depth.
+
             An SVG folds long runs of same-named siblings ("… 47 more FeedItemFlow"), keeping \
             every sibling that leaked or awaits release: --max-siblings N sets how long a run may \
             be, --expand draws every node. DOT and JSON are data and hold every node unless \
@@ -43,8 +51,17 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(help: "Draw every node: fold no sibling runs.")
     var expand = false
 
-    @Option(help: "auto, dot or tidy: the dot engine for small trees, a linear-time tidy layout for large ones.")
+    @Option(help: "auto, dot, tidy or compact (default auto: what fits the page best).")
     var layout: DiagramLayout = .auto
+
+    @Option(help: "auto, top-down or left-right (default auto: what fits the page best).")
+    var orientation: DiagramOrientation = .auto
+
+    @Option(
+        help: ArgumentHelp(
+            "Choose the layout for this page and scale the SVG down to it, no further than 8 pt text.",
+            valueName: "PAGE"))
+    var fit: String?
 
     @Option(help: "Draw only the subtree at this path of node names, e.g. AppFlow/LoggedInFlow.")
     var root: String?
@@ -66,6 +83,12 @@ struct ExportCommand: AsyncParsableCommand {
         if let maxSiblings, maxSiblings < 1 { throw ValidationError("--max-siblings must be 1 or more") }
         if expand, maxSiblings != nil { throw ValidationError("give either --expand or --max-siblings, not both") }
         if let problem = OutputFile.problem(with: output) { throw ValidationError("cannot write \(output): \(problem)") }
+        if let fit, DiagramPage(parsing: fit) == nil {
+            throw ValidationError("--fit takes \(DiagramPage.syntax); not '\(fit)'")
+        }
+        if layout == .compact, orientation == .leftToRight {
+            throw ValidationError("the compact layout grows top-down only; use --layout tidy (or dot) with --orientation left-right")
+        }
         if resolvedFormat == nil {
             throw ValidationError("cannot tell the format of \(output): use a .svg, .dot or .json name, or --format")
         }
@@ -119,11 +142,27 @@ struct ExportCommand: AsyncParsableCommand {
                     "no node at \(root) in \(VisibleText.escaped(view.processName)); paths are node names from a root, "
                         + "like AppFlow/LoggedInFlow (or the last names of one, like LoggedInFlow)", exitCode: 1)
             }
-            let options = TreeDiagram.Options(layout: layout, rootPath: root, depth: depth, siblingRunLimit: siblingRunLimit)
+            let options = TreeDiagram.Options(
+                layout: layout, orientation: orientation, page: fit.flatMap(DiagramPage.init(parsing:)), rootPath: root, depth: depth,
+                siblingRunLimit: siblingRunLimit)
             drawing = try TreeDiagram.draw(view, leaks: leaks, format: format == .dot ? .dot : .svg, options: options)
         }
         try OutputFile.write(drawing.text, to: output)
         if output != "-" { Terminal.note("wrote \(output): " + Self.summary(of: drawing, format: format)) }
+        if let fit = drawing.fit, !fit.fits { Terminal.note(Self.overflow(of: fit)) }
+    }
+
+    /// Why a drawing does not fit its page, and what to do: `the tree does not fit a4 (595 × 842
+    /// pt) at a readable size: …`.
+    static func overflow(of fit: DiagramRenderer.PageFit) -> String {
+        let width = Int((fit.fullWidth * fit.scale).rounded(.up))
+        let height = Int((fit.fullHeight * fit.scale).rounded(.up))
+        let pages =
+            Int((fit.fullWidth * fit.scale / fit.page.width).rounded(.up))
+            * Int((fit.fullHeight * fit.scale / fit.page.height).rounded(.up))
+        return "the tree does not fit \(fit.page) at a readable size (8 pt text): it is drawn at "
+            + "\(Int((fit.scale * 100).rounded()))%, \(width) × \(height) pt, about \(pages) pages; draw a part with "
+            + "--root PATH, or fewer levels with --depth N"
     }
 
     /// How much of the tree a file holds: `20 of 10205 nodes drawn, 10185 folded into
@@ -139,3 +178,4 @@ struct ExportCommand: AsyncParsableCommand {
 }
 
 extension DiagramLayout: ExpressibleByArgument {}
+extension DiagramOrientation: ExpressibleByArgument {}
