@@ -68,7 +68,7 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         guard !isStarted else { return }
         if !isAttachedAsChild, !isRoot {
             isRoot = true
-            register(under: nil)
+            register(under: nil, site: nil)
         }
         isStarted = true
         trackingHandle?.reportState(.started)
@@ -95,9 +95,10 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
 
     // MARK: Sub-flows
 
-    /// Attaches `subFlow` as a child and starts it (present its view first).
-    public final func attach(starting subFlow: Flow) {
-        _ = flowController.attach(starting: subFlow, under: trackingHandle)
+    /// Attaches `subFlow` as a child and starts it (present its view first). The child node's
+    /// attach site, which reports show (`ProfileFlow.swift:42`), is the caller's.
+    public final func attach(starting subFlow: Flow, file: StaticString = #filePath, line: UInt = #line) {
+        _ = flowController.attach(starting: subFlow, under: trackingHandle, site: AttachSite(file: file, line: line))
     }
 
     /// Ends `subFlow` and detaches it (dismiss its view afterwards).
@@ -124,9 +125,15 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
 
     // MARK: Tracking
 
-    final func registerNode(under parent: TrackingHandle?) {
+    final func registerNode(under parent: TrackingHandle?, site: AttachSite?) {
         isAttachedAsChild = true
-        register(under: parent)
+        register(under: parent, site: site)
+    }
+
+    final func registerRoot(at site: AttachSite) {
+        guard !isStarted, !isAttachedAsChild, !isRoot else { return }
+        isRoot = true
+        register(under: nil, site: site)
     }
 
     final func unregisterNode() {
@@ -134,11 +141,11 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         finishNode()
     }
 
-    private func register(under parent: TrackingHandle?) {
+    private func register(under parent: TrackingHandle?, site: AttachSite?) {
         let tracker = parent?.tracker ?? self.tracker
         guard tracker.isRecording else { return }
         let id = tracker.attach(
-            self, role: .flow, parent: parent?.node, kind: .flow, name: nodeName, findableByObject: false)
+            self, role: .flow, parent: parent?.node, kind: .flow, name: nodeName, findableByObject: false, site: site)
         for part in trackedParts where part.object !== self {
             if let reporter = part.reporter {
                 tracker.watch(reporter, role: part.role, in: id)

@@ -89,35 +89,53 @@ public final class NodeTracker: Sendable {
     ///   - findableByObject: whether ``node(for:)`` (and so `attach(_:role:under:…)`) can find
     ///     the node from its principal object; it costs a weak reference, which the runtime,
     ///     knowing its ids, does without.
+    ///   - file, line: the attach site, the caller's by default (no cost at run time); reports
+    ///     show it as `ProfileFlow.swift:42`.
     /// - Returns: the new node's id (a fresh id even when not recording).
+    ///
+    /// The node also carries the ``TestIdentity`` bound to the calling task, if any.
     @discardableResult
     public func attach(
         _ object: AnyObject, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
-        findableByObject: Bool = true
+        findableByObject: Bool = true, file: StaticString = #filePath, line: UInt = #line
     ) -> NodeID {
         attachNode(
             object, reporter: Self.reporter(of: object), role: role, parent: parent, kind: kind, name: name,
-            findableByObject: findableByObject)
+            findableByObject: findableByObject, site: AttachSite(file: file, line: line))
     }
 
-    /// ``attach(_:role:parent:kind:name:findableByObject:)`` for an object that reports its
+    /// ``attach(_:role:parent:kind:name:findableByObject:file:line:)`` for an object that reports its
     /// own release, without a dynamic cast.
     @discardableResult
     public func attach(
         _ object: TrackedObjectBase, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
-        findableByObject: Bool = true
+        findableByObject: Bool = true, file: StaticString = #filePath, line: UInt = #line
     ) -> NodeID {
         attachNode(
             object, reporter: object, role: role, parent: parent, kind: kind, name: name,
-            findableByObject: findableByObject)
+            findableByObject: findableByObject, site: AttachSite(file: file, line: line))
+    }
+
+    /// ``attach(_:role:parent:kind:name:findableByObject:file:line:)`` with the site given as a
+    /// value: for a runtime whose own attach call took its caller's `#filePath` and `#line`
+    /// (`nil` when unknown).
+    @discardableResult
+    public func attach(
+        _ object: TrackedObjectBase, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
+        findableByObject: Bool = true, site: AttachSite?
+    ) -> NodeID {
+        attachNode(
+            object, reporter: object, role: role, parent: parent, kind: kind, name: name,
+            findableByObject: findableByObject, site: site)
     }
 
     /// Attaches a new node under the node whose principal object is `parentObject`.
     @discardableResult
     public func attach(
-        _ object: AnyObject, role: ObjectRole, under parentObject: AnyObject?, kind: NodeKind, name: String? = nil
+        _ object: AnyObject, role: ObjectRole, under parentObject: AnyObject?, kind: NodeKind, name: String? = nil,
+        file: StaticString = #filePath, line: UInt = #line
     ) -> NodeID {
-        attach(object, role: role, parent: parentObject.flatMap(node(for:)), kind: kind, name: name)
+        attach(object, role: role, parent: parentObject.flatMap(node(for:)), kind: kind, name: name, file: file, line: line)
     }
 
     /// Watches `object` as one of the objects of `node`, so that its release is reported.
@@ -140,17 +158,19 @@ public final class NodeTracker: Sendable {
 
     private func attachNode(
         _ object: AnyObject, reporter: TrackedObject?, role: ObjectRole, parent: NodeID?, kind: NodeKind,
-        name: String?, findableByObject: Bool
+        name: String?, findableByObject: Bool, site: AttachSite?
     ) -> NodeID {
         let id = NodeID.next()
         guard isRecording else { return id }
         let principal = findableByObject ? WeakReference(object) : nil
         let type = ObjectIdentifier(Swift.type(of: object))
+        let origin = NodeOrigin(site: site, test: TestIdentity.current)
         state.withLock { state in
             let nodeName = name ?? Self.typeName(type, of: object, in: &state)
             let change = state.registry.attach(
-                id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal)
-            Self.emit(change, for: id, in: &state)
+                id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal,
+                origin: origin)
+            Self.emit(change, for: id, origin: origin, in: &state)
         }
         add(object, reporter: reporter, role: role, in: id)
         return id
@@ -331,12 +351,13 @@ public final class NodeTracker: Sendable {
 
     /// Numbers a change and hands it to the sinks, stamped now unless a time is given.
     private static func emit(
-        _ change: DebugInformation.Change, for node: NodeID, at time: UInt64? = nil, in state: inout State
+        _ change: DebugInformation.Change, for node: NodeID, at time: UInt64? = nil, origin: NodeOrigin? = nil,
+        in state: inout State
     ) {
         state.sequence &+= 1
         guard !state.sinks.isEmpty else { return }
         let event = DebugInformation(
-            sequence: state.sequence, time: time ?? MonotonicClock.now(), node: node, change: change)
+            sequence: state.sequence, time: time ?? MonotonicClock.now(), node: node, change: change, origin: origin)
         for sink in state.sinks { sink.receive(event) }
     }
 

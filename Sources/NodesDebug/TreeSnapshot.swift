@@ -60,12 +60,15 @@ public struct NodeSnapshot: Sendable, Equatable {
     public let detachedAt: UInt64?
     /// Its objects, by index.
     public let objects: [ObjectSnapshot]
+    /// Where it was attached and under which test.
+    public let origin: NodeOrigin
 
     /// Creates a node snapshot.
     public init(
         id: NodeID, parent: NodeID?, kind: NodeKind, name: String, state: NodeState?,
-        attachedAt: UInt64, detachedAt: UInt64?, objects: [ObjectSnapshot]
+        attachedAt: UInt64, detachedAt: UInt64?, objects: [ObjectSnapshot], origin: NodeOrigin = .unknown
     ) {
+        self.origin = origin
         self.id = id
         self.parent = parent
         self.kind = kind

@@ -116,6 +116,19 @@ public struct FrameEncoder: Sendable {
                 writer.write(hop.reference, limit: RetainersFrame.maxLabelBytes)
                 writer.write(UInt8(hop.isSuspect ? 0b1 : 0))
             }
+        case .defineSite(let site):
+            writer.write(site.siteID)
+            writer.write(site.fileStringID)
+            writer.write(site.line)
+        case .defineTest(let test):
+            writer.write(test.testID)
+            writer.write(test.suiteStringID)
+            writer.write(test.nameStringID)
+            writer.write(test.siteID)
+        case .nodeOrigin(let origin):
+            writer.write(origin.nodeID)
+            writer.write(origin.siteID)
+            writer.write(origin.testID)
         case .request(let request):
             writer.write(request.requestID)
             writer.write(request.command.rawValue)
@@ -158,6 +171,9 @@ public struct FrameEncoder: Sendable {
                 size += ByteWriter.encodedLength(of: hop.reference, limit: RetainersFrame.maxLabelBytes) + 1
             }
             return size
+        case .defineSite: return 4 + 4 + 4
+        case .defineTest: return 4 + 4 + 4 + 4
+        case .nodeOrigin: return 8 + 4 + 4
         case .request(let request):
             return 4 + 1 + ByteWriter.encodedLength(of: request.argument) + 4 + ByteWriter.encodedLength(of: request.rootPath)
         case .response(let response): return 4 + 1 + 4 + 1 + ByteWriter.encodedLength(of: response.body)

@@ -33,6 +33,12 @@ public enum WireMessage: Equatable, Sendable {
     case heartbeat(monotonicNanos: UInt64)
     /// `0x1B` (version 2): what holds an object of a detached node.
     case retainers(RetainersFrame)
+    /// `0x1C` (version 2): a source location is interned under an id.
+    case defineSite(DefineSiteFrame)
+    /// `0x1D` (version 2): a test is interned under an id.
+    case defineTest(DefineTestFrame)
+    /// `0x1E` (version 2): where and under which test a node was attached.
+    case nodeOrigin(NodeOriginFrame)
     /// `0x40`: a client's control request.
     case request(ControlRequestFrame)
     /// `0x41`: one part of the collector's response.
@@ -58,6 +64,9 @@ public enum WireMessage: Equatable, Sendable {
         case .goodbye: .goodbye
         case .heartbeat: .heartbeat
         case .retainers: .retainers
+        case .defineSite: .defineSite
+        case .defineTest: .defineTest
+        case .nodeOrigin: .nodeOrigin
         case .request: .request
         case .response: .response
         case .event: .event

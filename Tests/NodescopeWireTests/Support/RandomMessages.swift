@@ -78,6 +78,12 @@ struct RandomMessages {
                 RetainersFrame(
                     nodeID: nonZero(), objectIndex: int(), verdict: pick(RetainerVerdict.self),
                     cutShort: Bool.random(using: &rng), elapsedMicros: int(), note: string(limit: RetainersFrame.maxNoteBytes), hops: hops))
+        case .defineSite:
+            return .defineSite(DefineSiteFrame(siteID: nonZero(), fileStringID: nonZero(), line: int()))
+        case .defineTest:
+            return .defineTest(DefineTestFrame(testID: nonZero(), suiteStringID: int(), nameStringID: nonZero(), siteID: int()))
+        case .nodeOrigin:
+            return .nodeOrigin(NodeOriginFrame(nodeID: nonZero(), siteID: int(), testID: int()))
         case .request:
             return .request(
                 ControlRequestFrame(
