@@ -246,14 +246,8 @@ struct CheckEndToEndTests {
         try """
         {"version": 1, "entries": [{"path": "**/Leak", "reason": "known <&> \\"quoted\\""}, {"path": "Gone", "reason": "stale"}]}
         """.write(to: baseline, atomically: true, encoding: .utf8)
-        // shared/ lies beside the repository (in CI's clone too), or at /work/shared here.
-        let sarifSchema = try #require(
-            [
-                repositoryRoot.appendingPathComponent("../shared/schemas/sarif-schema-2.1.0.json"),
-                URL(fileURLWithPath: "/work/shared/schemas/sarif-schema-2.1.0.json"),
-            ]
-            .first { FileManager.default.fileExists(atPath: $0.path) },
-            "the SARIF 2.1.0 schema (shared/schemas/sarif-schema-2.1.0.json) is not beside the repository")
+        // The OASIS schema, vendored with the tests.
+        let sarifSchema = repositoryRoot.appendingPathComponent("Tests/Support/Schemas/sarif-schema-2.1.0.json")
         let reportSchema = repositoryRoot.appendingPathComponent("docs/check-report.schema.json")
         for (name, extra) in [("new", [String]()), ("known", ["--baseline", baseline.path])] {
             let json = directory.appendingPathComponent("\(name).json")
