@@ -1,4 +1,5 @@
-/// Where in the source a node was attached: a file and a line, captured by the compiler.
+/// Where in the source a node was attached: a file and a line, captured by the compiler (or,
+/// for a test's own location, given by the test framework).
 ///
 /// The runtime's attach calls and the generic tracking API take `file: StaticString = #filePath`
 /// and `line: UInt = #line` as default arguments, so the site costs nothing at run time: a
@@ -14,10 +15,22 @@ public struct AttachSite: Sendable, Equatable, CustomStringConvertible {
     public init(file: StaticString = #filePath, line: UInt = #line) {
         self.file = file
         self.line = UInt32(clamping: line)
+        self.dynamicPath = nil
     }
 
+    /// The site of a file named at run time (a test framework's source location); its text
+    /// is kept, so this one costs an allocation.
+    public init(filePath: String, line: Int) {
+        self.file = ""
+        self.line = UInt32(clamping: line)
+        self.dynamicPath = filePath
+    }
+
+    /// For a site made at run time: its file's path.
+    private var dynamicPath: String?
+
     /// The file's path as a string.
-    public var filePath: String { file.description }
+    public var filePath: String { dynamicPath ?? file.description }
 
     /// The file's last path component: `ProfileFlow.swift`.
     public var fileName: String {
@@ -32,7 +45,8 @@ public struct AttachSite: Sendable, Equatable, CustomStringConvertible {
     /// A key that identifies the site without reading its text: the address of the file's
     /// static string (every use of one `#filePath` literal shares it) and the line.
     var internKey: SiteKey {
-        file.hasPointerRepresentation
+        if let dynamicPath { return SiteKey(address: 0, line: line, text: dynamicPath) }
+        return file.hasPointerRepresentation
             ? SiteKey(address: UInt(bitPattern: file.utf8Start), line: line, text: nil)
             : SiteKey(address: 0, line: line, text: file.description)
     }

@@ -38,7 +38,14 @@ public final class NodeTracker: Sendable {
         var sequence: UInt64 = 0
         var sinks: [any DebugSink] = []
         var typeNames: [ObjectIdentifier: String] = [:]
+        /// Every test that nodes were attached under, in order, for snapshots: a collector that
+        /// connects late still learns of the tests that ran before (at most ``maxTests``).
+        var tests: [TestIdentity] = []
+        var testIDs: Set<UInt64> = []
     }
+
+    /// The most tests a tracker remembers for its snapshots.
+    static let maxTests = 100_000
 
     private let recording = Atomic<Bool>(false)
     private let state = Mutex(State())
@@ -170,6 +177,9 @@ public final class NodeTracker: Sendable {
             let change = state.registry.attach(
                 id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal,
                 origin: origin)
+            if let test = origin.test, state.tests.count < Self.maxTests, state.testIDs.insert(test.id).inserted {
+                state.tests.append(test)
+            }
             Self.emit(change, for: id, origin: origin, in: &state)
         }
         add(object, reporter: reporter, role: role, in: id)
@@ -258,8 +268,8 @@ public final class NodeTracker: Sendable {
         _ = pollReleases()
         // Only a reference to the records is taken under the lock; sorting and building the
         // snapshot (most of the work on a big tree) happen without holding up the app.
-        let (records, sequence) = state.withLock { ($0.registry.currentRecords, $0.sequence) }
-        return TreeSnapshot(sequence: sequence, nodes: NodeRegistry.snapshotNodes(of: records))
+        let (records, sequence, tests) = state.withLock { ($0.registry.currentRecords, $0.sequence, $0.tests) }
+        return TreeSnapshot(sequence: sequence, nodes: NodeRegistry.snapshotNodes(of: records), tests: tests)
     }
 
     /// The sequence number of the latest event.
@@ -328,6 +338,18 @@ public final class NodeTracker: Sendable {
     /// should count (its own stack is left out of the analysis).
     public func explainLeaks(detachedBy: UInt64, with analysis: RetainerAnalysis) -> [RetainersFrame] {
         let query = retainerQuery(detachedBy: detachedBy, maxObjects: analysis.limits.objectsPerBatch)
+        guard !query.targets.isEmpty else { return [] }
+        return analysis.explain(query.targets, attached: query.attached, detached: query.detached)
+    }
+
+    /// Explains what holds the alive objects of `nodes` (detached nodes of this tracker), one
+    /// frame per object, without counting them as explained: the agent still explains them for
+    /// its collector. For in-test assertions; call it off the app's threads, like
+    /// ``explainLeaks(detachedBy:with:)``.
+    public func explain(_ nodes: [NodeID], with analysis: RetainerAnalysis) -> [RetainersFrame] {
+        guard !nodes.isEmpty else { return [] }
+        let records = state.withLock { $0.registry.currentRecords }
+        let query = RetainerQuery(explaining: Set(nodes), in: records)
         guard !query.targets.isEmpty else { return [] }
         return analysis.explain(query.targets, attached: query.attached, detached: query.detached)
     }

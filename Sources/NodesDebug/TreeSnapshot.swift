@@ -5,11 +5,14 @@ public struct TreeSnapshot: Sendable, Equatable {
     public let sequence: UInt64
     /// The nodes in attach order.
     public let nodes: [NodeSnapshot]
+    /// Every test that nodes were attached under so far, in order, released nodes' tests included.
+    public let tests: [TestIdentity]
 
     /// Creates a snapshot.
-    public init(sequence: UInt64, nodes: [NodeSnapshot]) {
+    public init(sequence: UInt64, nodes: [NodeSnapshot], tests: [TestIdentity] = []) {
         self.sequence = sequence
         self.nodes = nodes
+        self.tests = tests
     }
 
     /// The node with the given id, if the snapshot has it.

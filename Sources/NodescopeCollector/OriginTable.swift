@@ -85,6 +85,11 @@ extension HostSession {
         return SourceSite(file: strings.text(site.file), line: site.line)
     }
 
+    /// Every test the host defined, in id order.
+    func definedTests() -> [TestInfo] {
+        origins.tests.keys.sorted().compactMap { testInfo($0) }
+    }
+
     /// The test of a test id, nil for 0.
     func testInfo(_ id: UInt32) -> TestInfo? {
         guard id != 0, let test = origins.tests[id] else { return nil }

@@ -22,6 +22,9 @@ public struct LeakReport: Sendable {
     /// The directory that source paths (attach sites, tests) are reported relative to: the
     /// repository's root, as SARIF's `%SRCROOT%`. Nil: paths are reported as the host sent them.
     public var sourceRoot: String?
+    /// Every test the processes attached nodes under, leaks or not (JUnit shows the clean ones
+    /// as passing cases).
+    public var tests: [TestInfo] = []
 
     /// Groups `leaks` and matches them against `baseline`.
     public init(

@@ -271,7 +271,7 @@ struct CheckEndToEndTests {
         let package = repositoryRoot.appendingPathComponent("Tests/Fixtures/LeakyPackage").path
         // Persistent across runs (and within a CI run), so only the first build is slow.
         let scratch = "/tmp/nodescope-fixture-build"
-        let command = ["--", "swift", "test", "--package-path", package, "--scratch-path", scratch]
+        let command = ["--", "swift", "test", "--package-path", package, "--scratch-path", scratch, "--filter", "LeakyAppTests"]
         let directory = makeReportDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("leaky.json")

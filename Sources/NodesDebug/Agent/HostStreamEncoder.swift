@@ -19,6 +19,11 @@ struct HostStreamEncoder {
     /// Appends the frames of `snapshot`: begin, each node as the events that rebuild it, end.
     mutating func encode(_ snapshot: TreeSnapshot, into buffer: inout [UInt8]) {
         let sequence = snapshot.sequence
+        // Tests first (outside the snapshot's frames, which they may precede): tests whose nodes
+        // are all gone are known this way too.
+        if sendsOrigins {
+            for test in snapshot.tests { _ = intern(test, into: &buffer) }
+        }
         encoder.encode(
             .snapshotBegin(SnapshotBeginFrame(sequence: sequence, nodeCount: UInt32(clamping: snapshot.nodes.count))),
             into: &buffer)

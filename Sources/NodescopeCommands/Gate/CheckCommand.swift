@@ -167,6 +167,7 @@ struct CheckCommand: AsyncParsableCommand {
             collectorFailure: findings.collectorFailure, baseline: known, baselineFile: baseline,
             baselineOutput: writeBaseline, strict: strict, countGlobals: countGlobals, graceNanos: graceNanos)
         outcome.report.sourceRoot = SourceRoot.resolve(sourceRoot)
+        outcome.report.tests = findings.tests
         var problems: [String] = []
         func attempt(_ body: () throws -> Void) {
             do { try body() } catch { problems.append(CLIError(error)?.message ?? "\(error)") }

@@ -54,7 +54,7 @@ public enum ReportJSON {
                         leak($0, strict: outcome.strict, countGlobals: outcome.countGlobals, root: outcome.report.sourceRoot)
                     })
             ),
-            ("tests", .array(outcome.report.testsWithGroups.map { test($0.test, groups: $0.groups, outcome: outcome) })),
+            ("tests", .array(tests(of: outcome.report).map { test($0.test, groups: $0.groups, outcome: outcome) })),
             ("sourceRoot", .string(outcome.report.sourceRoot)),
             ("staleBaselineEntries", .array(outcome.staleEntries.map(entry))),
             ("summary", .object(summary)),
@@ -88,7 +88,16 @@ public enum ReportJSON {
         ])
     }
 
-    /// A test with leaks: who it is, whether it fails the gate, and the indices of its groups in `leaks`.
+    /// Every test: those the processes named (with their groups, if any), then any other test
+    /// that groups name.
+    private static func tests(of report: LeakReport) -> [(test: TestInfo, groups: [LeakGroup])] {
+        let leaking = report.testsWithGroups
+        let groups = Dictionary(leaking.map { ($0.test, $0.groups) }, uniquingKeysWith: { first, _ in first })
+        let named = Set(report.tests)
+        return report.tests.map { ($0, groups[$0] ?? []) } + leaking.filter { !named.contains($0.test) }
+    }
+
+    /// A test: who it is, whether it fails the gate, and the indices of its groups in `leaks`.
     private static func test(_ test: TestInfo, groups: [LeakGroup], outcome: CheckOutcome) -> ReportJSONValue {
         let indices = groups.compactMap { group in
             outcome.groups.firstIndex { $0.fingerprint == group.fingerprint && $0.verdict == group.verdict && $0.test == group.test }

@@ -44,6 +44,13 @@ public enum ReportJUnit {
                 classname: test.suite.isEmpty ? groups[0].first.processName : test.suite, name: test.name,
                 groups.map { verdict(of: $0, in: report, naming: true) })
         }
+        // Tests whose nodes all went: passing cases.
+        let leaking = Set(report.testsWithGroups.map(\.test))
+        for test in report.tests where !leaking.contains(test) {
+            cases.append(
+                "    <testcase classname=\"\(escape(test.suite.isEmpty ? "nodescope" : test.suite))\" name=\"\(escape(test.name))\" time=\"0\"/>\n"
+            )
+        }
         // The others: one case per leak group (class name: the process; name: the node's path).
         for group in report.groups where group.test == nil {
             let uncountedGlobal = group.isUncountedGlobal(countGlobals: report.countGlobals)
@@ -61,7 +68,7 @@ public enum ReportJUnit {
             cases.append(
                 "    <testcase classname=\"nodescope\" name=\"private collector\" time=\"0\">\n"
                     + "      <error type=\"collector-failure\" message=\"\(escape(failure))\"/>\n    </testcase>\n")
-        } else if report.groups.isEmpty {
+        } else if report.groups.isEmpty, report.tests.isEmpty {
             cases.append("    <testcase classname=\"nodescope\" name=\"no leaks\" time=\"0\"/>\n")
         }
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\""
