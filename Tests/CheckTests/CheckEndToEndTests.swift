@@ -230,7 +230,8 @@ struct CheckEndToEndTests {
         #expect(elements.names.contains("testsuite"))
         #expect(
             elements.failures == [
-                "leaked: alive context HostContext, worker HostWorker; context: held by test_host.leakedContexts[0]; "
+                "leaked: attached at Tests/Support/TestHost/main.swift:36, alive context HostContext, worker HostWorker; "
+                    + "context: held by test_host.leakedContexts[0]; "
                     + "worker: held by test_host.leakedContexts[0]; fingerprint \(leakFingerprint)"
             ])
         #expect(elements.testcases == ["test-host Root/Leak"])
