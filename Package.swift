@@ -41,7 +41,7 @@ let package = Package(
         // The Nodes architecture runtime on Linux (headless views, no UIKit, no Combine).
         .target(name: "Nodes", dependencies: ["NodesDebug"]),
         // Test doubles and release expectations for apps built on the runtime.
-        .target(name: "NodesTesting", dependencies: ["Nodes"]),
+        .target(name: "NodesTesting", dependencies: ["Nodes", "NodesDebug", "NodescopeWire"]),
         // Live trees per host, the leak state machine and queries: pure logic, injected time.
         .target(name: "NodescopeCollector", dependencies: ["NodescopeWire"]),
 

@@ -48,7 +48,7 @@ final class LoggedInFlowImp: AbstractFlow<LoggedInContextImp, HeadlessTabBarCont
             SettingsBuilder(component: component).build(),
         ]
         viewController.setViewControllers(tabs.map { $0.getViewController() }, animated: false)
-        tabs.forEach(attach(starting:))
+        for tab in tabs { attach(starting: tab) }
     }
 
     func logOut() { context.logOut() }

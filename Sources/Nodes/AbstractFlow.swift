@@ -22,8 +22,13 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
     private let workers: [Worker]
     /// The node's objects as the tracker sees them (cast once here, not at every attach).
     private let trackedParts: [(object: AnyObject, reporter: TrackedObjectBase?, role: ObjectRole)]
+    /// The tracker and leak detector current when the flow was made.
     private let tracker: NodeTracker
     private let leakDetector: LeakDetector
+    /// The leak detector of the node while attached: the parent's for a child; for a root, the
+    /// one current when the flow was made, unless that was the shared one and another is current
+    /// at its attach (a flow made outside a test's `TrackingScope.run` and started inside it).
+    private var activeLeakDetector: LeakDetector?
     private var isRoot = false
     private var isAttachedAsChild = false
 
@@ -68,7 +73,7 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         guard !isStarted else { return }
         if !isAttachedAsChild, !isRoot {
             isRoot = true
-            register(under: nil)
+            register(under: nil, leakDetector: nil, site: nil)
         }
         isStarted = true
         trackingHandle?.reportState(.started)
@@ -95,9 +100,12 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
 
     // MARK: Sub-flows
 
-    /// Attaches `subFlow` as a child and starts it (present its view first).
-    public final func attach(starting subFlow: Flow) {
-        _ = flowController.attach(starting: subFlow, under: trackingHandle)
+    /// Attaches `subFlow` as a child and starts it (present its view first). The child node's
+    /// attach site, which reports show (`ProfileFlow.swift:42`), is the caller's.
+    public final func attach(starting subFlow: Flow, file: StaticString = #filePath, line: UInt = #line) {
+        _ = flowController.attach(
+            starting: subFlow, under: trackingHandle, leakDetector: activeLeakDetector ?? leakDetector,
+            site: AttachSite(file: file, line: line))
     }
 
     /// Ends `subFlow` and detaches it (dismiss its view afterwards).
@@ -124,9 +132,15 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
 
     // MARK: Tracking
 
-    final func registerNode(under parent: TrackingHandle?) {
+    final func registerNode(under parent: TrackingHandle?, leakDetector: LeakDetector?, site: AttachSite?) {
         isAttachedAsChild = true
-        register(under: parent)
+        register(under: parent, leakDetector: leakDetector, site: site)
+    }
+
+    final func registerRoot(at site: AttachSite) {
+        guard !isStarted, !isAttachedAsChild, !isRoot else { return }
+        isRoot = true
+        register(under: nil, leakDetector: nil, site: site)
     }
 
     final func unregisterNode() {
@@ -134,11 +148,14 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         finishNode()
     }
 
-    private func register(under parent: TrackingHandle?) {
-        let tracker = parent?.tracker ?? self.tracker
+    private func register(under parent: TrackingHandle?, leakDetector parentDetector: LeakDetector?, site: AttachSite?) {
+        // A child reports where its parent does. A root made under the process-wide defaults
+        // reports to those current at its attach: a test's scope, when it starts the flow.
+        activeLeakDetector = parentDetector ?? (leakDetector === LeakDetector.shared ? LeakDetector.current : leakDetector)
+        let tracker = parent?.tracker ?? (self.tracker === NodeTracker.shared ? NodeTracker.current : self.tracker)
         guard tracker.isRecording else { return }
         let id = tracker.attach(
-            self, role: .flow, parent: parent?.node, kind: .flow, name: nodeName, findableByObject: false)
+            self, role: .flow, parent: parent?.node, kind: .flow, name: nodeName, findableByObject: false, site: site)
         for part in trackedParts where part.object !== self {
             if let reporter = part.reporter {
                 tracker.watch(reporter, role: part.role, in: id)
@@ -153,8 +170,10 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         if let handle = trackingHandle {
             handle.tracker.detach(handle.node)
         }
-        guard leakDetector.isEnabled else { return }
-        leakDetector.expectRelease(of: [self] + trackedParts.map(\.object), node: nodeName)
+        let detector = activeLeakDetector ?? leakDetector
+        activeLeakDetector = nil
+        guard detector.isEnabled else { return }
+        detector.expectRelease(of: [self] + trackedParts.map(\.object), node: nodeName)
     }
 
     /// The node's name in trees and leak paths: the flow's type name without a trailing `Imp`.

@@ -23,9 +23,11 @@ public protocol FlowRetaining: AnyObject {
 }
 
 extension FlowRetaining {
-    /// Retains `flow` and starts it: how an app launches its root node.
-    public func retainAndStart(_ flow: Flow) {
+    /// Retains `flow` and starts it: how an app launches its root node. The root node's attach
+    /// site is the caller's.
+    public func retainAndStart(_ flow: Flow, file: StaticString = #filePath, line: UInt = #line) {
         self.flow = flow
+        (flow as? NodeRegistering)?.registerRoot(at: AttachSite(file: file, line: line))
         flow._start()
     }
 

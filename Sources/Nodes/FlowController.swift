@@ -3,10 +3,12 @@
 struct FlowController {
     private(set) var flows: [Flow] = []
 
-    mutating func attach(starting flow: Flow, under parent: TrackingHandle?) -> Bool {
+    mutating func attach(
+        starting flow: Flow, under parent: TrackingHandle?, leakDetector: LeakDetector?, site: AttachSite?
+    ) -> Bool {
         guard !flows.contains(where: { $0 === flow }) else { return false }
         flows.append(flow)
-        (flow as? NodeRegistering)?.registerNode(under: parent)
+        (flow as? NodeRegistering)?.registerNode(under: parent, leakDetector: leakDetector, site: site)
         flow._start()
         return true
     }
@@ -36,6 +38,8 @@ struct FlowController {
 
 /// Registers a flow's node with its tracker when it is attached, and detaches it when it is.
 protocol NodeRegistering: AnyObject {
-    func registerNode(under parent: TrackingHandle?)
+    func registerNode(under parent: TrackingHandle?, leakDetector: LeakDetector?, site: AttachSite?)
+    /// Registers a flow as a root before it starts, with the site of the app's launch call.
+    func registerRoot(at site: AttachSite)
     func unregisterNode()
 }

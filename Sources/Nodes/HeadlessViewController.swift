@@ -178,11 +178,12 @@ public final class HeadlessWindow: WindowViewControllable, FlowRetaining {
         isVisible = true
     }
 
-    /// Shows the root flow's view, retains the flow and starts it: how an app launches.
-    public func launch(_ rootFlow: ViewControllableFlow) {
+    /// Shows the root flow's view, retains the flow and starts it: how an app launches. The root
+    /// node's attach site is the caller's.
+    public func launch(_ rootFlow: ViewControllableFlow, file: StaticString = #filePath, line: UInt = #line) {
         rootViewController = rootFlow.getViewController()
         makeKeyAndVisible()
-        retainAndStart(rootFlow)
+        retainAndStart(rootFlow, file: file, line: line)
     }
 
     /// Ends the root flow and lets go of it and of its view: how an app shuts down cleanly.

@@ -26,13 +26,17 @@ public struct DebugInformation: Sendable, Equatable, CustomStringConvertible {
     public let node: NodeID
     /// What happened.
     public let change: Change
+    /// For an ``Change/attached(parent:kind:name:)`` event: where the node was attached and
+    /// under which test; `nil` for other events.
+    public let origin: NodeOrigin?
 
     /// Creates an event; the tracker does this, tests may too.
-    public init(sequence: UInt64, time: UInt64, node: NodeID, change: Change) {
+    public init(sequence: UInt64, time: UInt64, node: NodeID, change: Change, origin: NodeOrigin? = nil) {
         self.sequence = sequence
         self.time = time
         self.node = node
         self.change = change
+        self.origin = origin
     }
 
     /// A one-line summary such as `#3 attached under #1 Flow LoggedInFlow`.

@@ -33,6 +33,7 @@ struct NodeRegistry {
         var aliveCount = 0
         var children: [NodeID] = []
         var principalKey: ObfuscatedAddress?
+        var origin = NodeOrigin.unknown
     }
 
     /// A weak-watched object of a detached node, polled until it is gone.
@@ -72,9 +73,11 @@ struct NodeRegistry {
     }
 
     mutating func attach(
-        _ node: NodeID, parent: NodeID?, kind: NodeKind, name: String, time: UInt64, principal: WeakReference?
+        _ node: NodeID, parent: NodeID?, kind: NodeKind, name: String, time: UInt64, principal: WeakReference?,
+        origin: NodeOrigin = .unknown
     ) -> DebugInformation.Change {
         var record = Record(id: node, parent: parent, kind: kind, name: name, attachedAt: time)
+        record.origin = origin
         if let principal {
             principals[principal.address] = (principal, node)
             record.principalKey = principal.address
@@ -196,7 +199,7 @@ struct NodeRegistry {
                 objects: record.objects.enumerated().map { index, object in
                     ObjectSnapshot(
                         index: UInt16(index), role: object.role, typeName: object.typeName, isAlive: object.isAlive)
-                })
+                }, origin: record.origin)
         }
     }
 

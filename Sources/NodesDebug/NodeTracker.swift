@@ -38,7 +38,14 @@ public final class NodeTracker: Sendable {
         var sequence: UInt64 = 0
         var sinks: [any DebugSink] = []
         var typeNames: [ObjectIdentifier: String] = [:]
+        /// Every test that nodes were attached under, in order, for snapshots: a collector that
+        /// connects late still learns of the tests that ran before (at most ``maxTests``).
+        var tests: [TestIdentity] = []
+        var testIDs: Set<UInt64> = []
     }
+
+    /// The most tests a tracker remembers for its snapshots.
+    static let maxTests = 100_000
 
     private let recording = Atomic<Bool>(false)
     private let state = Mutex(State())
@@ -89,35 +96,53 @@ public final class NodeTracker: Sendable {
     ///   - findableByObject: whether ``node(for:)`` (and so `attach(_:role:under:…)`) can find
     ///     the node from its principal object; it costs a weak reference, which the runtime,
     ///     knowing its ids, does without.
+    ///   - file, line: the attach site, the caller's by default (no cost at run time); reports
+    ///     show it as `ProfileFlow.swift:42`.
     /// - Returns: the new node's id (a fresh id even when not recording).
+    ///
+    /// The node also carries the ``TestIdentity`` bound to the calling task, if any.
     @discardableResult
     public func attach(
         _ object: AnyObject, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
-        findableByObject: Bool = true
+        findableByObject: Bool = true, file: StaticString = #filePath, line: UInt = #line
     ) -> NodeID {
         attachNode(
             object, reporter: Self.reporter(of: object), role: role, parent: parent, kind: kind, name: name,
-            findableByObject: findableByObject)
+            findableByObject: findableByObject, site: AttachSite(file: file, line: line))
     }
 
-    /// ``attach(_:role:parent:kind:name:findableByObject:)`` for an object that reports its
+    /// ``attach(_:role:parent:kind:name:findableByObject:file:line:)`` for an object that reports its
     /// own release, without a dynamic cast.
     @discardableResult
     public func attach(
         _ object: TrackedObjectBase, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
-        findableByObject: Bool = true
+        findableByObject: Bool = true, file: StaticString = #filePath, line: UInt = #line
     ) -> NodeID {
         attachNode(
             object, reporter: object, role: role, parent: parent, kind: kind, name: name,
-            findableByObject: findableByObject)
+            findableByObject: findableByObject, site: AttachSite(file: file, line: line))
+    }
+
+    /// ``attach(_:role:parent:kind:name:findableByObject:file:line:)`` with the site given as a
+    /// value: for a runtime whose own attach call took its caller's `#filePath` and `#line`
+    /// (`nil` when unknown).
+    @discardableResult
+    public func attach(
+        _ object: TrackedObjectBase, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
+        findableByObject: Bool = true, site: AttachSite?
+    ) -> NodeID {
+        attachNode(
+            object, reporter: object, role: role, parent: parent, kind: kind, name: name,
+            findableByObject: findableByObject, site: site)
     }
 
     /// Attaches a new node under the node whose principal object is `parentObject`.
     @discardableResult
     public func attach(
-        _ object: AnyObject, role: ObjectRole, under parentObject: AnyObject?, kind: NodeKind, name: String? = nil
+        _ object: AnyObject, role: ObjectRole, under parentObject: AnyObject?, kind: NodeKind, name: String? = nil,
+        file: StaticString = #filePath, line: UInt = #line
     ) -> NodeID {
-        attach(object, role: role, parent: parentObject.flatMap(node(for:)), kind: kind, name: name)
+        attach(object, role: role, parent: parentObject.flatMap(node(for:)), kind: kind, name: name, file: file, line: line)
     }
 
     /// Watches `object` as one of the objects of `node`, so that its release is reported.
@@ -140,17 +165,22 @@ public final class NodeTracker: Sendable {
 
     private func attachNode(
         _ object: AnyObject, reporter: TrackedObject?, role: ObjectRole, parent: NodeID?, kind: NodeKind,
-        name: String?, findableByObject: Bool
+        name: String?, findableByObject: Bool, site: AttachSite?
     ) -> NodeID {
         let id = NodeID.next()
         guard isRecording else { return id }
         let principal = findableByObject ? WeakReference(object) : nil
         let type = ObjectIdentifier(Swift.type(of: object))
+        let origin = NodeOrigin(site: site, test: TestIdentity.current)
         state.withLock { state in
             let nodeName = name ?? Self.typeName(type, of: object, in: &state)
             let change = state.registry.attach(
-                id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal)
-            Self.emit(change, for: id, in: &state)
+                id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal,
+                origin: origin)
+            if let test = origin.test, state.tests.count < Self.maxTests, state.testIDs.insert(test.id).inserted {
+                state.tests.append(test)
+            }
+            Self.emit(change, for: id, origin: origin, in: &state)
         }
         add(object, reporter: reporter, role: role, in: id)
         return id
@@ -238,8 +268,8 @@ public final class NodeTracker: Sendable {
         _ = pollReleases()
         // Only a reference to the records is taken under the lock; sorting and building the
         // snapshot (most of the work on a big tree) happen without holding up the app.
-        let (records, sequence) = state.withLock { ($0.registry.currentRecords, $0.sequence) }
-        return TreeSnapshot(sequence: sequence, nodes: NodeRegistry.snapshotNodes(of: records))
+        let (records, sequence, tests) = state.withLock { ($0.registry.currentRecords, $0.sequence, $0.tests) }
+        return TreeSnapshot(sequence: sequence, nodes: NodeRegistry.snapshotNodes(of: records), tests: tests)
     }
 
     /// The sequence number of the latest event.
@@ -313,7 +343,7 @@ public final class NodeTracker: Sendable {
     }
 
     /// Explains what holds the alive objects of those of `nodes` that are detached, now,
-    /// whether or not their grace has run out (the collector asked): one frame per object. It
+    /// whether or not their grace has run out (the collector asked, or a test asserts): one frame per object. It
     /// does not count against the process's budget of analyses, and a leak among them is still
     /// explained on its own when its grace runs out.
     ///
@@ -350,12 +380,13 @@ public final class NodeTracker: Sendable {
 
     /// Numbers a change and hands it to the sinks, stamped now unless a time is given.
     private static func emit(
-        _ change: DebugInformation.Change, for node: NodeID, at time: UInt64? = nil, in state: inout State
+        _ change: DebugInformation.Change, for node: NodeID, at time: UInt64? = nil, origin: NodeOrigin? = nil,
+        in state: inout State
     ) {
         state.sequence &+= 1
         guard !state.sinks.isEmpty else { return }
         let event = DebugInformation(
-            sequence: state.sequence, time: time ?? MonotonicClock.now(), node: node, change: change)
+            sequence: state.sequence, time: time ?? MonotonicClock.now(), node: node, change: change, origin: origin)
         for sink in state.sinks { sink.receive(event) }
     }
 

@@ -5,11 +5,14 @@ public struct TreeSnapshot: Sendable, Equatable {
     public let sequence: UInt64
     /// The nodes in attach order.
     public let nodes: [NodeSnapshot]
+    /// Every test that nodes were attached under so far, in order, released nodes' tests included.
+    public let tests: [TestIdentity]
 
     /// Creates a snapshot.
-    public init(sequence: UInt64, nodes: [NodeSnapshot]) {
+    public init(sequence: UInt64, nodes: [NodeSnapshot], tests: [TestIdentity] = []) {
         self.sequence = sequence
         self.nodes = nodes
+        self.tests = tests
     }
 
     /// The node with the given id, if the snapshot has it.
@@ -60,12 +63,15 @@ public struct NodeSnapshot: Sendable, Equatable {
     public let detachedAt: UInt64?
     /// Its objects, by index.
     public let objects: [ObjectSnapshot]
+    /// Where it was attached and under which test.
+    public let origin: NodeOrigin
 
     /// Creates a node snapshot.
     public init(
         id: NodeID, parent: NodeID?, kind: NodeKind, name: String, state: NodeState?,
-        attachedAt: UInt64, detachedAt: UInt64?, objects: [ObjectSnapshot]
+        attachedAt: UInt64, detachedAt: UInt64?, objects: [ObjectSnapshot], origin: NodeOrigin = .unknown
     ) {
+        self.origin = origin
         self.id = id
         self.parent = parent
         self.kind = kind

@@ -202,6 +202,14 @@ public struct Collector: Sendable {
         position(of: session).map { sessions[$0].nodes(atPath: path) } ?? []
     }
 
+    /// The tests that one session's host (or every session's, `nil`) attached nodes under, in the
+    /// order it named them (protocol version 2), without repeats.
+    public func tests(_ session: SessionID?) -> [TestInfo] {
+        let chosen = session.map { id in position(of: id).map { [sessions[$0]] } ?? [] } ?? sessions
+        var seen = Set<TestInfo>()
+        return chosen.flatMap { $0.definedTests() }.filter { seen.insert($0).inserted }
+    }
+
     /// The leak records of one session, or of every session (`nil`), ordered by flag time.
     public func leaks(_ session: SessionID?) -> [LeakRecord] {
         let records: [LeakRecord]

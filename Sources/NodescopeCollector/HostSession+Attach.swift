@@ -79,6 +79,8 @@ extension HostSession {
         tree.slots[Int(slot)].attachedAt = time
         tree.slots[Int(slot)].phase = .attached
         tree.slots[Int(slot)].state = 0
+        tree.slots[Int(slot)].site = 0
+        tree.slots[Int(slot)].test = 0
         if parent != NodeTree.noSlot {
             tree.attachRoot(slot, under: parent)
             tree.recomputeDepths(below: slot)

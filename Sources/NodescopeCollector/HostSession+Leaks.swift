@@ -126,6 +126,6 @@ extension HostSession {
             path: path, aliveObjects: alive, detachedAtNanos: node.detachedAt, flaggedAtNanos: flaggedAt,
             releasedAtNanos: nil, verdict: verdict,
             fingerprint: LeakFingerprint.fingerprint(path: path, aliveObjects: alive, retainers: paths),
-            retainers: paths)
+            retainers: paths, attachSite: location(ofSite: node.site), test: testInfo(node.test))
     }
 }

@@ -156,6 +156,8 @@ extension HostSession {
             let old = tree.slots[Int(oldSlot)]
             next.slots[Int(slot)].kind = old.kind
             next.slots[Int(slot)].name = old.name
+            next.slots[Int(slot)].site = old.site
+            next.slots[Int(slot)].test = old.test
             next.slots[Int(slot)].attachedAt = old.attachedAt
             // Released during the gap; detached then too, if it was not detached before.
             let wasDetached = old.phase != .attached && old.phase != .placeholder

@@ -25,7 +25,7 @@ extension HostSession {
             id: node.id, parent: parent, kind: strings.text(node.kind), name: strings.text(node.name),
             status: node.status, objects: node.objects.map(objectInfo), attachedAtNanos: node.attachedAt,
             detachedAtNanos: detachedAt, depth: depth ?? Int(node.depth), isPlaceholder: node.isPlaceholder,
-            retainers: paths)
+            retainers: paths, attachSite: location(ofSite: node.site), test: testInfo(node.test))
     }
 
     /// The name of a node in paths: its name, else its kind, else `?`.

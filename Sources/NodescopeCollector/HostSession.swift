@@ -40,6 +40,8 @@ struct HostSession {
     var leakRecords: [LeakRecord] = []
     /// The retainer paths of detached nodes (protocol version 2).
     var retainers = RetainerStore()
+    /// Attach sites and tests (protocol version 2), by their ids on the connection.
+    var origins = OriginTable()
     /// Nodes flagged leaked or unverified and not released since.
     var openLeaks = 0
     /// Attached nodes.
@@ -145,6 +147,12 @@ struct HostSession {
         case .retainers(let frame):
             try requireOutsideSnapshot("retainers")
             try noteRetainers(frame, into: &changes)
+        case .defineSite(let frame):
+            try defineSite(frame)
+        case .defineTest(let frame):
+            try defineTest(frame)
+        case .nodeOrigin(let frame):
+            try noteOrigin(frame)
         case .hello:
             throw SessionError(.unexpectedMessage, "a second hello on a host stream")
         case .helloAccepted, .helloRefused, .request, .response, .event, .explain, .explained:

@@ -47,13 +47,20 @@ public struct LeakRecord: Sendable, Equatable, Codable {
     /// path per analysed object, sorted by object index. Empty when the host sent none (a host
     /// of version 1, an analysis not done or not arrived yet).
     public var retainers: [RetainerPath]
+    /// Where the node was attached (protocol version 2); nil (absent in JSON) when unknown.
+    public var attachSite: SourceSite?
+    /// The test the node was attached under (protocol version 2); nil (absent) for none.
+    public var test: TestInfo?
 
     /// Creates a record.
     public init(
         session: SessionID, pid: UInt32, processName: String, nodeID: UInt64, kind: String,
         path: [String], aliveObjects: [ObjectInfo], detachedAtNanos: UInt64, flaggedAtNanos: UInt64,
-        releasedAtNanos: UInt64?, verdict: Verdict, fingerprint: String, retainers: [RetainerPath] = []
+        releasedAtNanos: UInt64?, verdict: Verdict, fingerprint: String, retainers: [RetainerPath] = [],
+        attachSite: SourceSite? = nil, test: TestInfo? = nil
     ) {
+        self.attachSite = attachSite
+        self.test = test
         self.session = session
         self.pid = pid
         self.processName = processName
@@ -71,7 +78,7 @@ public struct LeakRecord: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case session, pid, processName, nodeID, kind, path, aliveObjects, detachedAtNanos, flaggedAtNanos
-        case releasedAtNanos, verdict, fingerprint, retainers
+        case releasedAtNanos, verdict, fingerprint, retainers, attachSite, test
     }
 
     /// Decodes a record; one written before retainer paths existed (without `retainers`) reads
@@ -91,6 +98,8 @@ public struct LeakRecord: Sendable, Equatable, Codable {
         verdict = try container.decode(Verdict.self, forKey: .verdict)
         fingerprint = try container.decode(String.self, forKey: .fingerprint)
         retainers = try container.decodeIfPresent([RetainerPath].self, forKey: .retainers) ?? []
+        attachSite = try container.decodeIfPresent(SourceSite.self, forKey: .attachSite)
+        test = try container.decodeIfPresent(TestInfo.self, forKey: .test)
     }
 
     /// The retainer path of the object with `index`, if the host sent one.

@@ -30,6 +30,11 @@ public struct NodeInfo: Sendable, Equatable, Codable {
     /// (protocol version 2): one path per analysed object, sorted by object index. Nil (absent
     /// in JSON) when there is none, and for attached nodes.
     public var retainers: [RetainerPath]?
+    /// Where the node was attached (protocol version 2); nil (absent in JSON) when the host
+    /// did not say.
+    public var attachSite: SourceSite?
+    /// The test the node was attached under (protocol version 2); nil (absent) for none.
+    public var test: TestInfo?
 
     /// Creates a node description.
     public init(
@@ -43,8 +48,12 @@ public struct NodeInfo: Sendable, Equatable, Codable {
         detachedAtNanos: UInt64?,
         depth: Int,
         isPlaceholder: Bool = false,
-        retainers: [RetainerPath]? = nil
+        retainers: [RetainerPath]? = nil,
+        attachSite: SourceSite? = nil,
+        test: TestInfo? = nil
     ) {
+        self.attachSite = attachSite
+        self.test = test
         self.id = id
         self.parent = parent
         self.kind = kind

@@ -42,7 +42,7 @@ struct ObjectSlot {
     }
 }
 
-/// A node as the collector stores it: compact, no strings (72 bytes plus its arrays).
+/// A node as the collector stores it: compact, no strings (80 bytes plus its arrays).
 ///
 /// Fields are declared largest first so that the struct packs without holes.
 struct NodeSlot {
@@ -70,6 +70,10 @@ struct NodeSlot {
     var aliveCount: UInt32
     /// Index of the node's record in its session's leak list, or ``NodeTree/noSlot``.
     var leakIndex: UInt32
+    /// The session's id of the node's attach site (`defineSite`), 0 when unknown.
+    var site: UInt32 = 0
+    /// The session's id of the test the node was attached under (`defineTest`), 0 for none.
+    var test: UInt32 = 0
     /// Leak-machine phase.
     var phase: NodePhase
     /// Last reported ``WireNodeState`` raw value, 0 for none.

@@ -1,7 +1,7 @@
 import NodescopeCollector
 
-/// One leak as reports show it: every record with the same fingerprint and verdict, across
-/// processes, and the baseline entry that accepts it, if any.
+/// One leak as reports show it: every record with the same fingerprint and verdict (and test, for
+/// nodes attached under a test), across processes, and the baseline entry that accepts it, if any.
 public struct LeakGroup: Sendable {
     /// The verdict shared by the records.
     public var verdict: LeakRecord.Verdict
@@ -20,6 +20,10 @@ public struct LeakGroup: Sendable {
     public var path: [String] { first.path }
     /// The path joined by `/`.
     public var pathText: String { path.joined(separator: "/") }
+    /// The test the node was attached under (every record of the group shares it), if any.
+    public var test: TestInfo? { first.test }
+    /// Where the first record's node was attached, when its host said.
+    public var attachSite: SourceSite? { first.attachSite }
 
     /// Whether only globals hold the node, in every record (see
     /// ``LeakRecord/isRetainedOnlyByGlobals``): reported distinctly, and not a leak for `check`
@@ -96,13 +100,15 @@ public struct LeakGroup: Sendable {
         return parts.joined(separator: "; ")
     }
 
-    /// Groups records by verdict and fingerprint: leaks first, then unverified nodes, then late
+    /// Groups records by verdict, fingerprint and test: leaks first, then unverified nodes, then late
     /// releases, each in order of first flag time.
     public static func groups(of records: [LeakRecord], baseline: Baseline?) -> [LeakGroup] {
         var groups: [LeakGroup] = []
         var positions: [String: Int] = [:]
         for record in records {
-            let key = record.verdict.rawValue + "/" + record.fingerprint
+            var key = record.verdict.rawValue + "/" + record.fingerprint
+            // A leak of two tests is two leaks: each test fails with its own.
+            if let test = record.test { key += "/" + test.description + "@" + (test.location.map { "\($0.file):\($0.line)" } ?? "") }
             if let position = positions[key] {
                 groups[position].records.append(record)
             } else {

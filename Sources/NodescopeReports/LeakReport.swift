@@ -19,6 +19,12 @@ public struct LeakReport: Sendable {
     public var countGlobals: Bool
     /// The grace the leaks were judged with, in nanoseconds, when it is known.
     public var graceNanos: UInt64?
+    /// The directory that source paths (attach sites, tests) are reported relative to: the
+    /// repository's root, as SARIF's `%SRCROOT%`. Nil: paths are reported as the host sent them.
+    public var sourceRoot: String?
+    /// Every test the processes attached nodes under, leaks or not (JUnit shows the clean ones
+    /// as passing cases).
+    public var tests: [TestInfo] = []
 
     /// Groups `leaks` and matches them against `baseline`.
     public init(
@@ -33,6 +39,19 @@ public struct LeakReport: Sendable {
         self.strict = strict
         self.countGlobals = countGlobals
         self.graceNanos = graceNanos
+    }
+
+    /// The tests that leak groups were attached under, in order of their first group, each with
+    /// its groups.
+    public var testsWithGroups: [(test: TestInfo, groups: [LeakGroup])] {
+        var order: [TestInfo] = []
+        var byTest: [TestInfo: [LeakGroup]] = [:]
+        for group in groups {
+            guard let test = group.test else { continue }
+            if byTest[test] == nil { order.append(test) }
+            byTest[test, default: []].append(group)
+        }
+        return order.map { ($0, byTest[$0] ?? []) }
     }
 
     /// The groups that fail a gate: new leaks, and new unverified nodes when strict.

@@ -125,6 +125,19 @@ public struct FrameEncoder: Sendable {
             writer.write(explained.requestID)
             writer.write(explained.outcome.rawValue)
             writer.write(explained.objectCount)
+        case .defineSite(let site):
+            writer.write(site.siteID)
+            writer.write(site.fileStringID)
+            writer.write(site.line)
+        case .defineTest(let test):
+            writer.write(test.testID)
+            writer.write(test.suiteStringID)
+            writer.write(test.nameStringID)
+            writer.write(test.siteID)
+        case .nodeOrigin(let origin):
+            writer.write(origin.nodeID)
+            writer.write(origin.siteID)
+            writer.write(origin.testID)
         case .request(let request):
             writer.write(request.requestID)
             writer.write(request.command.rawValue)
@@ -169,6 +182,9 @@ public struct FrameEncoder: Sendable {
             return size
         case .explain(let explain): return 4 + 2 + 8 * min(explain.nodeIDs.count, ExplainFrame.maxNodes)
         case .explained: return 4 + 1 + 2
+        case .defineSite: return 4 + 4 + 4
+        case .defineTest: return 4 + 4 + 4 + 4
+        case .nodeOrigin: return 8 + 4 + 4
         case .request(let request):
             return 4 + 1 + ByteWriter.encodedLength(of: request.argument) + 4 + ByteWriter.encodedLength(of: request.rootPath)
         case .response(let response): return 4 + 1 + 4 + 1 + ByteWriter.encodedLength(of: response.body)

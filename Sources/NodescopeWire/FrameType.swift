@@ -2,7 +2,8 @@
 ///
 /// The ranges are fixed: `0x01...0x0F` handshake, `0x10...0x3F` host stream, `0x40...0x5F` control.
 /// Any other byte is an unknown type, and a peer closes the connection on it. A frame type of
-/// version 2 (``retainers``, ``explain``, ``explained``) on a connection that negotiated version 1 is a violation too.
+/// version 2 (``retainers``, ``defineSite``, ``defineTest``, ``nodeOrigin``, ``explain``, ``explained``) on a
+/// connection that negotiated version 1 is a violation too.
 public enum FrameType: UInt8, Sendable, CaseIterable {
     /// ``Hello``, sent first by a host or a client.
     case hello = 0x01
@@ -34,6 +35,12 @@ public enum FrameType: UInt8, Sendable, CaseIterable {
     case heartbeat = 0x1A
     /// ``RetainersFrame`` (version 2): what holds an object of a detached node.
     case retainers = 0x1B
+    /// ``DefineSiteFrame`` (version 2): an interned source location.
+    case defineSite = 0x1C
+    /// ``DefineTestFrame`` (version 2): an interned test.
+    case defineTest = 0x1D
+    /// ``NodeOriginFrame`` (version 2): where and under which test a node was attached.
+    case nodeOrigin = 0x1E
     /// ``ExplainFrame`` (version 2), collector to host: explain these detached nodes now.
     case explain = 0x20
     /// ``ExplainedFrame`` (version 2), host to collector: the end of an answer to `explain`.
@@ -48,7 +55,7 @@ public enum FrameType: UInt8, Sendable, CaseIterable {
     /// The first protocol version that defines this frame type.
     public var sinceVersion: UInt16 {
         switch self {
-        case .retainers, .explain, .explained: 2
+        case .retainers, .defineSite, .defineTest, .nodeOrigin, .explain, .explained: 2
         default: 1
         }
     }

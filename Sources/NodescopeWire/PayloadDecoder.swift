@@ -126,6 +126,31 @@ enum PayloadDecoder {
                     outcome: try reader.readEnum(ExplainOutcome.self, "outcome"),
                     objectCount: try reader.readUInt16("objectCount")
                 ))
+        case .defineSite:
+            let siteID = try reader.readUInt32("siteID")
+            guard siteID != 0 else { throw reader.invalid("siteID", "0", allowed: "site ids start at 1; 0 means none") }
+            let fileStringID = try reader.readUInt32("fileStringID")
+            guard fileStringID != 0 else {
+                throw reader.invalid("fileStringID", "0", allowed: "a site names a file: string ids start at 1")
+            }
+            return .defineSite(DefineSiteFrame(siteID: siteID, fileStringID: fileStringID, line: try reader.readUInt32("line")))
+        case .defineTest:
+            let testID = try reader.readUInt32("testID")
+            guard testID != 0 else { throw reader.invalid("testID", "0", allowed: "test ids start at 1; 0 means none") }
+            let suiteStringID = try reader.readUInt32("suiteStringID")
+            let nameStringID = try reader.readUInt32("nameStringID")
+            guard nameStringID != 0 else {
+                throw reader.invalid("nameStringID", "0", allowed: "a test has a name: string ids start at 1")
+            }
+            return .defineTest(
+                DefineTestFrame(
+                    testID: testID, suiteStringID: suiteStringID, nameStringID: nameStringID,
+                    siteID: try reader.readUInt32("siteID")))
+        case .nodeOrigin:
+            return .nodeOrigin(
+                NodeOriginFrame(
+                    nodeID: try reader.readNodeID("nodeID"), siteID: try reader.readUInt32("siteID"),
+                    testID: try reader.readUInt32("testID")))
         case .request:
             return .request(
                 ControlRequestFrame(

@@ -37,6 +37,12 @@ public enum WireMessage: Equatable, Sendable {
     case explain(ExplainFrame)
     /// `0x21` (version 2): the end of a host's answer to `explain`.
     case explained(ExplainedFrame)
+    /// `0x1C` (version 2): a source location is interned under an id.
+    case defineSite(DefineSiteFrame)
+    /// `0x1D` (version 2): a test is interned under an id.
+    case defineTest(DefineTestFrame)
+    /// `0x1E` (version 2): where and under which test a node was attached.
+    case nodeOrigin(NodeOriginFrame)
     /// `0x40`: a client's control request.
     case request(ControlRequestFrame)
     /// `0x41`: one part of the collector's response.
@@ -64,6 +70,9 @@ public enum WireMessage: Equatable, Sendable {
         case .retainers: .retainers
         case .explain: .explain
         case .explained: .explained
+        case .defineSite: .defineSite
+        case .defineTest: .defineTest
+        case .nodeOrigin: .nodeOrigin
         case .request: .request
         case .response: .response
         case .event: .event

@@ -230,7 +230,8 @@ struct CheckEndToEndTests {
         #expect(elements.names.contains("testsuite"))
         #expect(
             elements.failures == [
-                "leaked: alive context HostContext, worker HostWorker; context: held by test_host.leakedContexts[0]; "
+                "leaked: attached at Tests/Support/TestHost/main.swift:36, alive context HostContext, worker HostWorker; "
+                    + "context: held by test_host.leakedContexts[0]; "
                     + "worker: held by test_host.leakedContexts[0]; fingerprint \(leakFingerprint)"
             ])
         #expect(elements.testcases == ["test-host Root/Leak"])
@@ -246,14 +247,8 @@ struct CheckEndToEndTests {
         try """
         {"version": 1, "entries": [{"path": "**/Leak", "reason": "known <&> \\"quoted\\""}, {"path": "Gone", "reason": "stale"}]}
         """.write(to: baseline, atomically: true, encoding: .utf8)
-        // shared/ lies beside the repository (in CI's clone too), or at /work/shared here.
-        let sarifSchema = try #require(
-            [
-                repositoryRoot.appendingPathComponent("../shared/schemas/sarif-schema-2.1.0.json"),
-                URL(fileURLWithPath: "/work/shared/schemas/sarif-schema-2.1.0.json"),
-            ]
-            .first { FileManager.default.fileExists(atPath: $0.path) },
-            "the SARIF 2.1.0 schema (shared/schemas/sarif-schema-2.1.0.json) is not beside the repository")
+        // The OASIS schema, vendored with the tests.
+        let sarifSchema = repositoryRoot.appendingPathComponent("Tests/Support/Schemas/sarif-schema-2.1.0.json")
         let reportSchema = repositoryRoot.appendingPathComponent("docs/check-report.schema.json")
         for (name, extra) in [("new", [String]()), ("known", ["--baseline", baseline.path])] {
             let json = directory.appendingPathComponent("\(name).json")
@@ -277,7 +272,7 @@ struct CheckEndToEndTests {
         let package = repositoryRoot.appendingPathComponent("Tests/Fixtures/LeakyPackage").path
         // Persistent across runs (and within a CI run), so only the first build is slow.
         let scratch = "/tmp/nodescope-fixture-build"
-        let command = ["--", "swift", "test", "--package-path", package, "--scratch-path", scratch]
+        let command = ["--", "swift", "test", "--package-path", package, "--scratch-path", scratch, "--filter", "LeakyAppTests"]
         let directory = makeReportDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("leaky.json")

@@ -85,4 +85,61 @@ struct AgentUnitTests {
         #expect(mirror.canonicalLines == expected)
         #expect(mirror.strings.values.filter { $0 == "Router" }.count == 1, "each string is defined once")
     }
+
+    /// The frames of a stream, decoded.
+    private static func decode(_ bytes: [UInt8]) throws -> [WireMessage] {
+        var decoder = FrameDecoder()
+        decoder.feed(bytes)
+        var messages: [WireMessage] = []
+        while let message = try decoder.next() { messages.append(message) }
+        return messages
+    }
+
+    @Test func aVersion2StreamSaysWhereAndUnderWhichTestEachNodeWasAttachedOnce() throws {
+        final class Thing {}
+        let tracker = NodeTracker()
+        let sink = RecordingSink()
+        tracker.addSink(sink)
+        let things = (0..<4).map { _ in Thing() }
+        let test = TestIdentity(suite: "ProfileTests", name: "closing()", site: AttachSite(file: "/r/Tests/T.swift", line: 3))
+        let root = tracker.attach(things[0], role: .router, parent: nil, kind: .router, name: "Root", file: "/r/A.swift", line: 10)
+        let siteLine = UInt32(#line + 2)
+        for thing in things.dropFirst() {
+            test.run { _ = tracker.attach(thing, role: .router, parent: root, kind: .router, name: "Child") }
+        }
+
+        var encoder = HostStreamEncoder()
+        encoder.sendsOrigins = true
+        var bytes: [UInt8] = []
+        for event in sink.events { encoder.encode(event, into: &bytes) }
+        let messages = try Self.decode(bytes)
+        let origins = messages.compactMap { message -> NodeOriginFrame? in
+            guard case .nodeOrigin(let origin) = message else { return nil }
+            return origin
+        }
+        #expect(origins.count == 4)
+        #expect(origins.first == NodeOriginFrame(nodeID: root.rawValue, siteID: 1, testID: 0))
+        #expect(Set(origins.dropFirst().map(\.siteID)) == [2], "one site for the three children")
+        #expect(Set(origins.dropFirst().map(\.testID)) == [1])
+        let sites = messages.compactMap { message -> DefineSiteFrame? in
+            guard case .defineSite(let site) = message else { return nil }
+            return site
+        }
+        #expect(sites.map(\.line) == [10, siteLine, 3], "each site defined once, the test's own included")
+        #expect(messages.filter { if case .defineTest = $0 { true } else { false } }.count == 1)
+
+        // A snapshot carries the same origins.
+        var snapshotEncoder = HostStreamEncoder()
+        snapshotEncoder.sendsOrigins = true
+        var snapshotBytes: [UInt8] = []
+        snapshotEncoder.encode(tracker.snapshot(), into: &snapshotBytes)
+        #expect(try Self.decode(snapshotBytes).filter { if case .nodeOrigin = $0 { true } else { false } }.count == 4)
+
+        // A version-1 connection gets none of these frames.
+        var oldEncoder = HostStreamEncoder()
+        var oldBytes: [UInt8] = []
+        oldEncoder.encode(tracker.snapshot(), into: &oldBytes)
+        for event in sink.events { oldEncoder.encode(event, into: &oldBytes) }
+        #expect(try Self.decode(oldBytes).allSatisfy { $0.frameType.sinceVersion == 1 })
+    }
 }

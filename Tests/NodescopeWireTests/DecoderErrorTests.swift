@@ -73,6 +73,15 @@ struct DecoderErrorTests {
         ),
         ("state 5", Bytes.frame(0x15, Bytes.le64(1) + Bytes.le64(1) + Bytes.le64(1) + [5]), .invalidValue, "state 5"),
         ("goodbye 4", Bytes.frame(0x19, [4]), .invalidValue, "goodbye reason 4"),
+        ("site id 0", Bytes.frame(0x1C, Bytes.le32(0) + Bytes.le32(1) + Bytes.le32(1)), .invalidValue, "defineSite siteID 0"),
+        ("site file 0", Bytes.frame(0x1C, Bytes.le32(1) + Bytes.le32(0) + Bytes.le32(1)), .invalidValue, "fileStringID 0"),
+        ("site cut", Bytes.frame(0x1C, Bytes.le32(1) + Bytes.le32(1)), .truncatedPayload, "defineSite payload ends inside line"),
+        (
+            "test name 0", Bytes.frame(0x1D, Bytes.le32(1) + Bytes.le32(0) + Bytes.le32(0) + Bytes.le32(0)),
+            .invalidValue, "defineTest nameStringID 0"
+        ),
+        ("origin node 0", Bytes.frame(0x1E, Bytes.le64(0) + Bytes.le32(1) + Bytes.le32(1)), .invalidValue, "nodeOrigin nodeID 0"),
+        ("origin long", Bytes.frame(0x1E, Bytes.le64(1) + Bytes.le32(1) + Bytes.le32(1) + [0]), .trailingBytes, "1 trailing bytes"),
         (
             "command 7",
             Bytes.frame(0x40, Bytes.le32(1) + [7] + Bytes.str("") + Bytes.le32(0) + Bytes.str("")),

@@ -98,6 +98,8 @@ struct FixtureTests {
                 if let snapshotSequence { #expect(detached.sequence == snapshotSequence) } else { delta(detached.sequence) }
             case .objectReleased(let released):
                 if let snapshotSequence { #expect(released.sequence == snapshotSequence) } else { delta(released.sequence) }
+            case .defineSite, .defineTest, .nodeOrigin:
+                #expect(hello.protocolVersion >= 2, "a \(message.frameType) frame in a version \(hello.protocolVersion) stream")
             case .retainers:
                 #expect(hello.protocolVersion >= 2, "a retainers frame in a version \(hello.protocolVersion) stream")
                 #expect(snapshotSequence == nil, "a retainers frame inside a snapshot")

@@ -81,6 +81,12 @@ struct RoundTripTests {
                     RetainerHop(holderKind: .object, holder: "Session", reference: ".listeners[3]", isSuspect: true),
                     RetainerHop(holderKind: .closureContext, holder: "closure context", reference: "capture"),
                 ])),
+        .defineSite(DefineSiteFrame(siteID: 1, fileStringID: 2, line: 42)),
+        .defineSite(DefineSiteFrame(siteID: .max, fileStringID: .max, line: .max)),
+        .defineTest(DefineTestFrame(testID: 1, suiteStringID: 0, nameStringID: 3, siteID: 0)),
+        .defineTest(DefineTestFrame(testID: .max, suiteStringID: .max, nameStringID: .max, siteID: .max)),
+        .nodeOrigin(NodeOriginFrame(nodeID: 1, siteID: 1, testID: 0)),
+        .nodeOrigin(NodeOriginFrame(nodeID: .max, siteID: 0, testID: .max)),
     ]
 
     @Test("every frame type is covered")

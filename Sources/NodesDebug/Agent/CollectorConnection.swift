@@ -55,6 +55,8 @@ struct CollectorConnection {
         switch reply {
         case nil: return .nothing
         case .helloAccepted(let accepted)?:
+            // Attach sites and tests are frames of version 2: a version-1 connection never gets them.
+            encoder.sendsOrigins = accepted.protocolVersion >= 2
             return .accepted(graceNanos: accepted.graceNanos, holdsExit: accepted.holdExit, version: accepted.protocolVersion)
         case .helloRefused(let refused)?:
             return .refused(refused.reason, versionUnsupported: refused.code == .versionUnsupported)

@@ -3,15 +3,27 @@ import NodescopeWire
 /// Turns a tracker's snapshots and events into the host stream's frames for one connection,
 /// defining each string (kinds, names, roles, type names) the first time it is used.
 ///
-/// A new connection needs a new encoder: string ids are per connection.
+/// On a connection of version 2 it also sends where each node was attached and under which test
+/// (`nodeOrigin`), defining each site (`defineSite`) and test (`defineTest`) once.
+///
+/// A new connection needs a new encoder: string, site and test ids are per connection.
 struct HostStreamEncoder {
     private var encoder = FrameEncoder()
     private var strings: [String: UInt32] = [:]
     private var nextStringID: UInt32 = 1
+    private var sites: [SiteKey: UInt32] = [:]
+    private var tests: [UInt64: UInt32] = [:]
+    /// Whether the connection speaks version 2, which carries node origins.
+    var sendsOrigins = false
 
     /// Appends the frames of `snapshot`: begin, each node as the events that rebuild it, end.
     mutating func encode(_ snapshot: TreeSnapshot, into buffer: inout [UInt8]) {
         let sequence = snapshot.sequence
+        // Tests first (outside the snapshot's frames, which they may precede): tests whose nodes
+        // are all gone are known this way too.
+        if sendsOrigins {
+            for test in snapshot.tests { _ = intern(test, into: &buffer) }
+        }
         encoder.encode(
             .snapshotBegin(SnapshotBeginFrame(sequence: sequence, nodeCount: UInt32(clamping: snapshot.nodes.count))),
             into: &buffer)
@@ -24,6 +36,7 @@ struct HostStreamEncoder {
                     NodeAttachedFrame(
                         sequence: sequence, timeNanos: node.attachedAt, nodeID: id, parentID: node.parent?.rawValue ?? 0,
                         kindStringID: kind, nameStringID: name)), into: &buffer)
+            encodeOrigin(node.origin, of: id, into: &buffer)
             for object in node.objects {
                 let role = intern(object.role.rawValue, into: &buffer)
                 let typeName = intern(object.typeName, into: &buffer)
@@ -68,6 +81,7 @@ struct HostStreamEncoder {
                     NodeAttachedFrame(
                         sequence: sequence, timeNanos: time, nodeID: id, parentID: parent?.rawValue ?? 0,
                         kindStringID: kindID, nameStringID: nameID)), into: &buffer)
+            if let origin = event.origin { encodeOrigin(origin, of: id, into: &buffer) }
         case .objectAdded(let index, let role, let typeName):
             let roleID = intern(role.rawValue, into: &buffer)
             let typeID = intern(typeName, into: &buffer)
@@ -95,6 +109,37 @@ struct HostStreamEncoder {
     /// Appends any other message (hello, dropped, goodbye).
     mutating func encode(_ message: WireMessage, into buffer: inout [UInt8]) {
         encoder.encode(message, into: &buffer)
+    }
+
+    /// Appends a node's `nodeOrigin` (and the definitions it needs), on a connection of version 2
+    /// and when something is known.
+    private mutating func encodeOrigin(_ origin: NodeOrigin, of node: UInt64, into buffer: inout [UInt8]) {
+        guard sendsOrigins, origin.site != nil || origin.test != nil else { return }
+        let siteID = origin.site.map { intern($0, into: &buffer) } ?? 0
+        let testID = origin.test.map { intern($0, into: &buffer) } ?? 0
+        encoder.encode(.nodeOrigin(NodeOriginFrame(nodeID: node, siteID: siteID, testID: testID)), into: &buffer)
+    }
+
+    private mutating func intern(_ site: AttachSite, into buffer: inout [UInt8]) -> UInt32 {
+        let key = site.internKey
+        if let id = sites[key] { return id }
+        let file = intern(site.filePath, into: &buffer)
+        let id = UInt32(sites.count + 1)
+        sites[key] = id
+        encoder.encode(.defineSite(DefineSiteFrame(siteID: id, fileStringID: file, line: site.line)), into: &buffer)
+        return id
+    }
+
+    private mutating func intern(_ test: TestIdentity, into buffer: inout [UInt8]) -> UInt32 {
+        if let id = tests[test.id] { return id }
+        let suite = test.suite.isEmpty ? 0 : intern(test.suite, into: &buffer)
+        let name = intern(test.name, into: &buffer)
+        let site = test.site.map { intern($0, into: &buffer) } ?? 0
+        let id = UInt32(tests.count + 1)
+        tests[test.id] = id
+        encoder.encode(
+            .defineTest(DefineTestFrame(testID: id, suiteStringID: suite, nameStringID: name, siteID: site)), into: &buffer)
+        return id
     }
 
     private mutating func intern(_ string: String, into buffer: inout [UInt8]) -> UInt32 {

@@ -57,7 +57,8 @@ struct LeaksCommand: AsyncParsableCommand {
         let sessions = Set(leaks.map(\.session))
         let covered = processes.filter { process == nil ? sessions.contains($0.session) || $0.isConnected : sessions.contains($0.session) }
         let graces = Set(covered.map(\.graceNanos))
-        let report = LeakReport(leaks: leaks, processes: covered, graceNanos: graces.count == 1 ? graces.first : nil)
+        var report = LeakReport(leaks: leaks, processes: covered, graceNanos: graces.count == 1 ? graces.first : nil)
+        report.sourceRoot = SourceRoot.resolve(nil)
         let subject = ReportSubject.collector(report, commandLine: ["nodescope"] + Array(CommandLine.arguments.dropFirst()))
         switch format {
         case .json: Terminal.write(Terminal.prettyJSON(leaks))

@@ -12,6 +12,8 @@ struct CheckFindings: Sendable {
     var leaks: [LeakRecord]
     /// The trees of the sessions that have leak records.
     var trees: [SessionID: TreeView]
+    /// The tests the processes attached nodes under (protocol version 2).
+    var tests: [TestInfo] = []
     /// Why the collector could not say what it saw, when it could not (the reports then say so,
     /// and the run exits 2).
     var collectorFailure: String? = nil
@@ -81,7 +83,7 @@ final class CheckCollector: Sendable {
             let leaks = collector.leaks(nil)
             var trees: [SessionID: TreeView] = [:]
             for session in Set(leaks.map(\.session)) { trees[session] = collector.tree(session) }
-            return CheckFindings(processes: collector.processes(), leaks: leaks, trees: trees)
+            return CheckFindings(processes: collector.processes(), leaks: leaks, trees: trees, tests: collector.tests(nil))
         }
     }
 

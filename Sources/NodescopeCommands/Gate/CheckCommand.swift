@@ -86,6 +86,13 @@ struct CheckCommand: AsyncParsableCommand {
     var quiet = false
 
     @Option(
+        name: .customLong("source-root"),
+        help: ArgumentHelp(
+            "The directory that reports give source files relative to (SARIF's %SRCROOT%); default: the git work tree around the working directory, else the working directory.",
+            valueName: "dir"))
+    var sourceRoot: String?
+
+    @Option(
         name: .customLong("wait-exit"),
         help: ArgumentHelp(
             "After the command ends, how long to wait for the processes it started to end (default 5s).", valueName: "duration"))
@@ -110,6 +117,12 @@ struct CheckCommand: AsyncParsableCommand {
             if let problem = OutputFile.problem(with: file) { throw ValidationError("\(option) \(file): \(problem)") }
         }
         if let svgDir, let problem = OutputFile.directoryProblem(svgDir) { throw ValidationError("--svg-dir \(svgDir): \(problem)") }
+        if let sourceRoot {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: sourceRoot, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--source-root \(sourceRoot): no such directory")
+            }
+        }
         if let baseline {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: baseline, isDirectory: &isDirectory) else {
@@ -149,10 +162,12 @@ struct CheckCommand: AsyncParsableCommand {
         }
         await collector.stop()
 
-        let outcome = CheckOutcome(
+        var outcome = CheckOutcome(
             command: command, termination: termination, leaks: findings.leaks, processes: findings.processes,
             collectorFailure: findings.collectorFailure, baseline: known, baselineFile: baseline,
             baselineOutput: writeBaseline, strict: strict, countGlobals: countGlobals, graceNanos: graceNanos)
+        outcome.report.sourceRoot = SourceRoot.resolve(sourceRoot)
+        outcome.report.tests = findings.tests
         var problems: [String] = []
         func attempt(_ body: () throws -> Void) {
             do { try body() } catch { problems.append(CLIError(error)?.message ?? "\(error)") }

@@ -1,10 +1,10 @@
 import NodescopeCollector
 
-/// `check --json`: the whole outcome for tools, schema version 2 (docs/CHECK.md,
+/// `check --json`: the whole outcome for tools, schema version 3 (docs/CHECK.md,
 /// docs/check-report.schema.json). Keys come in the documented order; absent values are null.
 public enum ReportJSON {
     /// The schema version written in `schemaVersion`.
-    static let schemaVersion: Int64 = 2
+    static let schemaVersion: Int64 = 3
 
     public static func render(_ outcome: CheckOutcome) -> String {
         value(outcome).rendered()
@@ -47,7 +47,15 @@ public enum ReportJSON {
             ("countGlobals", .bool(outcome.countGlobals)),
             ("baseline", .string(outcome.baselineFile)),
             ("processes", .array(outcome.processes.map(process))),
-            ("leaks", .array(outcome.groups.map { leak($0, strict: outcome.strict, countGlobals: outcome.countGlobals) })),
+            (
+                "leaks",
+                .array(
+                    outcome.groups.map {
+                        leak($0, strict: outcome.strict, countGlobals: outcome.countGlobals, root: outcome.report.sourceRoot)
+                    })
+            ),
+            ("tests", .array(tests(of: outcome.report).map { test($0.test, groups: $0.groups, outcome: outcome) })),
+            ("sourceRoot", .string(outcome.report.sourceRoot)),
             ("staleBaselineEntries", .array(outcome.staleEntries.map(entry))),
             ("summary", .object(summary)),
             ("result", .string(outcome.failure == nil ? "pass" : "fail")),
@@ -69,7 +77,41 @@ public enum ReportJSON {
         ])
     }
 
-    private static func leak(_ group: LeakGroup, strict: Bool, countGlobals: Bool) -> ReportJSONValue {
+    /// A source location: the file as the host's compiler saw it, the same relative to the
+    /// source root (null when outside it), and the line.
+    private static func site(_ site: SourceSite?, root: String?) -> ReportJSONValue {
+        guard let site else { return .null }
+        return .object([
+            ("file", .string(site.file)),
+            ("relativePath", .string(SourcePaths.relative(site.file, to: root))),
+            ("line", .int(Int64(site.line))),
+        ])
+    }
+
+    /// Every test: those the processes named (with their groups, if any), then any other test
+    /// that groups name.
+    private static func tests(of report: LeakReport) -> [(test: TestInfo, groups: [LeakGroup])] {
+        let leaking = report.testsWithGroups
+        let groups = Dictionary(leaking.map { ($0.test, $0.groups) }, uniquingKeysWith: { first, _ in first })
+        let named = Set(report.tests)
+        return report.tests.map { ($0, groups[$0] ?? []) } + leaking.filter { !named.contains($0.test) }
+    }
+
+    /// A test: who it is, whether it fails the gate, and the indices of its groups in `leaks`.
+    private static func test(_ test: TestInfo, groups: [LeakGroup], outcome: CheckOutcome) -> ReportJSONValue {
+        let indices = groups.compactMap { group in
+            outcome.groups.firstIndex { $0.fingerprint == group.fingerprint && $0.verdict == group.verdict && $0.test == group.test }
+        }
+        return .object([
+            ("suite", .string(test.suite)),
+            ("name", .string(test.name)),
+            ("location", site(test.location, root: outcome.report.sourceRoot)),
+            ("fails", .bool(groups.contains { $0.fails(strict: outcome.strict, countGlobals: outcome.countGlobals) })),
+            ("leaks", .array(indices.map { .int(Int64($0)) })),
+        ])
+    }
+
+    private static func leak(_ group: LeakGroup, strict: Bool, countGlobals: Bool, root: String?) -> ReportJSONValue {
         let first = group.first
         return .object([
             ("verdict", .string(group.verdict.rawValue)),
@@ -81,6 +123,16 @@ public enum ReportJSON {
             ("path", .array(group.path.map { .string($0) })),
             ("pathText", .string(group.pathText)),
             ("kind", .string(first.kind)),
+            ("attachSite", site(first.attachSite, root: root)),
+            (
+                "test",
+                first.test.map { test in
+                    .object([
+                        ("suite", .string(test.suite)), ("name", .string(test.name)),
+                        ("location", site(test.location, root: root)),
+                    ])
+                } ?? .null
+            ),
             (
                 "aliveObjects",
                 .array(

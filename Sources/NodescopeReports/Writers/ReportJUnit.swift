@@ -1,6 +1,7 @@
 /// `check --junit` and `leaks --format junit`: JUnit XML, which CI systems show as test results. One `<testsuite
-/// name="nodescope">` with a test case per leak group (class name: the process; name: the
-/// node's path): new leaks fail, known ones pass with the baseline's reason in `<system-out>`,
+/// name="nodescope">` with a test case per test that nodes leaked under (class name: the suite;
+/// name: the test), and one per other leak group (class name: the process; name: the node's
+/// path): new leaks fail, known ones pass with the baseline's reason in `<system-out>`,
 /// unverified nodes are skipped (failures with --strict), late releases pass with a note. A run
 /// without leaks has one passing case, "no leaks".
 public enum ReportJUnit {
@@ -11,7 +12,47 @@ public enum ReportJUnit {
         var cases: [String] = []
         var failures = 0
         var skipped = 0
-        for group in report.groups {
+        func add(classname: String, name: String, _ verdicts: [CaseVerdict]) {
+            let failing = verdicts.filter { $0.kind == .failure }
+            var body = ""
+            if !failing.isEmpty {
+                failures += 1
+                let message = failing.map(\.message).joined(separator: " | ")
+                body =
+                    "      <failure type=\"\(failing[0].type)\" message=\"\(escape(message))\">"
+                    + "\(escape(failing.map(\.details).joined(separator: "\n\n"), attribute: false))</failure>\n"
+                let others = verdicts.filter { $0.kind != .failure }
+                if !others.isEmpty {
+                    body += "      <system-out>\(escape(others.map(\.output).joined(separator: "\n\n"), attribute: false))</system-out>\n"
+                }
+            } else if verdicts.allSatisfy({ $0.kind == .skipped }) {
+                skipped += 1
+                body =
+                    "      <skipped message=\"\(escape(verdicts.map(\.message).joined(separator: " | ")))\"/>\n"
+                    + "      <system-out>\(escape(verdicts.map(\.output).joined(separator: "\n\n"), attribute: false))</system-out>\n"
+            } else {
+                body = "      <system-out>\(escape(verdicts.map(\.output).joined(separator: "\n\n"), attribute: false))</system-out>\n"
+            }
+            cases.append(
+                "    <testcase classname=\"\(escape(classname))\" name=\"\(escape(name))\" time=\"0\">\n" + body
+                    + "    </testcase>\n")
+        }
+        // Nodes attached under a test: one case per test (class name: its suite; name: the
+        // test), failing with that test's own leaks.
+        for (test, groups) in report.testsWithGroups {
+            add(
+                classname: test.suite.isEmpty ? groups[0].first.processName : test.suite, name: test.name,
+                groups.map { verdict(of: $0, in: report, naming: true) })
+        }
+        // Tests whose nodes all went: passing cases.
+        let leaking = Set(report.testsWithGroups.map(\.test))
+        for test in report.tests where !leaking.contains(test) {
+            cases.append(
+                "    <testcase classname=\"\(escape(test.suite.isEmpty ? "nodescope" : test.suite))\" name=\"\(escape(test.name))\" time=\"0\"/>\n"
+            )
+        }
+        // The others: one case per leak group (class name: the process; name: the node's path).
+        for group in report.groups where group.test == nil {
             let uncountedGlobal = group.isUncountedGlobal(countGlobals: report.countGlobals)
             let suffix =
                 switch group.verdict {
@@ -19,33 +60,7 @@ public enum ReportJUnit {
                 case .unverified: " (unverified)"
                 case .lateRelease: " (late release)"
                 }
-            let name = group.pathText + suffix
-            var body = ""
-            let details = details(of: group)
-            if group.fails(strict: report.strict, countGlobals: report.countGlobals) {
-                failures += 1
-                let held = group.retainerSummary.isEmpty ? "" : "; \(group.retainerSummary)"
-                let message =
-                    "\(group.verdict == .leaked ? "leaked" : "unverified"): alive \(group.aliveText)\(held); fingerprint \(group.fingerprint)"
-                body =
-                    "      <failure type=\"\(group.ruleID(countGlobals: report.countGlobals))\" message=\"\(escape(message))\">\(escape(details, attribute: false))</failure>\n"
-            } else if uncountedGlobal {
-                body =
-                    "      <system-out>\(escape("\(group.retainerSummary): \(Vocabulary.globalNotCounted)\n" + details, attribute: false))</system-out>\n"
-            } else if group.isKnown {
-                body =
-                    "      <system-out>\(escape("known leak, accepted by the baseline: \(group.baselineEntry?.reason ?? "")\n" + details, attribute: false))</system-out>\n"
-            } else if group.verdict == .unverified {
-                skipped += 1
-                body =
-                    "      <skipped message=\"\(escape("unverified: the process ended within the grace; fingerprint \(group.fingerprint)"))\"/>\n"
-                    + "      <system-out>\(escape(details, attribute: false))</system-out>\n"
-            } else {
-                body = "      <system-out>\(escape("warning: released late\n" + details, attribute: false))</system-out>\n"
-            }
-            cases.append(
-                "    <testcase classname=\"\(escape(group.first.processName))\" name=\"\(escape(name))\" time=\"0\">\n" + body
-                    + "    </testcase>\n")
+            add(classname: group.first.processName, name: group.pathText + suffix, [verdict(of: group, in: report, naming: false)])
         }
         var errors = 0
         if let failure = subject.outcome?.collectorFailure {
@@ -53,7 +68,7 @@ public enum ReportJUnit {
             cases.append(
                 "    <testcase classname=\"nodescope\" name=\"private collector\" time=\"0\">\n"
                     + "      <error type=\"collector-failure\" message=\"\(escape(failure))\"/>\n    </testcase>\n")
-        } else if report.groups.isEmpty {
+        } else if report.groups.isEmpty, report.tests.isEmpty {
             cases.append("    <testcase classname=\"nodescope\" name=\"no leaks\" time=\"0\"/>\n")
         }
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\""
@@ -76,12 +91,57 @@ public enum ReportJUnit {
             + "</testsuites>\n"
     }
 
-    private static func details(of group: LeakGroup) -> String {
+    /// What one leak group makes of a test case.
+    private struct CaseVerdict {
+        enum Kind { case failure, skipped, passed }
+        var kind: Kind
+        var type: String
+        /// The failure's or skip's message.
+        var message: String
+        /// The group's details.
+        var details: String
+        /// What a passing or skipped case says of the group in `<system-out>`.
+        var output: String
+    }
+
+    private static func verdict(of group: LeakGroup, in report: LeakReport, naming: Bool) -> CaseVerdict {
+        let details = details(of: group, root: report.sourceRoot)
+        let type = group.ruleID(countGlobals: report.countGlobals)
+        let node = naming ? "\(group.pathText) " : ""
+        let site = group.attachSite.map { "attached at \(SourcePaths.text($0, root: report.sourceRoot)), " } ?? ""
+        if group.fails(strict: report.strict, countGlobals: report.countGlobals) {
+            let held = group.retainerSummary.isEmpty ? "" : "; \(group.retainerSummary)"
+            let message =
+                "\(group.verdict == .leaked ? "leaked" : "unverified"): \(node)\(site)alive \(group.aliveText)\(held); fingerprint \(group.fingerprint)"
+            return CaseVerdict(kind: .failure, type: type, message: message, details: details, output: details)
+        }
+        if group.isUncountedGlobal(countGlobals: report.countGlobals) {
+            return CaseVerdict(
+                kind: .passed, type: type, message: "", details: details,
+                output: "\(group.retainerSummary): \(Vocabulary.globalNotCounted)\n" + details)
+        }
+        if group.isKnown {
+            return CaseVerdict(
+                kind: .passed, type: type, message: "", details: details,
+                output: "known leak, accepted by the baseline: \(group.baselineEntry?.reason ?? "")\n" + details)
+        }
+        if group.verdict == .unverified {
+            return CaseVerdict(
+                kind: .skipped, type: type,
+                message: "unverified: \(node)the process ended within the grace; fingerprint \(group.fingerprint)",
+                details: details, output: details)
+        }
+        return CaseVerdict(kind: .passed, type: type, message: "", details: details, output: "warning: released late\n" + details)
+    }
+
+    private static func details(of group: LeakGroup, root: String?) -> String {
         var lines = [
             "node:        \(group.path.joined(separator: " › ")) (\(group.first.kind))",
             "process:     \(group.processesText)",
-            "alive:       \(group.aliveText)",
         ]
+        if let test = group.test { lines.append("test:        \(test.description)") }
+        if let site = group.attachSite { lines.append("attached at: \(SourcePaths.text(site, root: root))") }
+        lines.append("alive:       \(group.aliveText)")
         lines += group.retainerLines
         lines += [
             "flagged:     \(Vocabulary.duration(group.delayNanos)) after detach",

@@ -89,12 +89,29 @@ public enum ReportSARIF {
         ]
         if let outcome = subject.outcome { properties.append(("exitCode", .int(Int64(outcome.exitCode)))) }
         properties.append(("staleBaselineEntries", .array(report.staleEntries.map { .string($0.label) })))
-        let run: ReportJSONValue = .object([
-            ("tool", .object([("driver", driver)])),
-            ("invocations", .array([.object(invocation)])),
-            ("results", .array(report.groups.map { result($0, strict: report.strict, countGlobals: report.countGlobals) })),
-            ("properties", .object(properties)),
-        ])
+        var runMembers: [(String, ReportJSONValue)] = [("tool", .object([("driver", driver)]))]
+        if let root = report.sourceRoot {
+            let directory = root.hasSuffix("/") ? root : root + "/"
+            runMembers.append(
+                (
+                    "originalUriBaseIds",
+                    .object([
+                        (
+                            sourceRootID,
+                            .object([
+                                ("uri", .string(SourcePaths.fileURI(directory))),
+                                ("description", .object([("text", .string("The repository's root."))])),
+                            ])
+                        )
+                    ])
+                ))
+        }
+        let run: ReportJSONValue = .object(
+            runMembers + [
+                ("invocations", .array([.object(invocation)])),
+                ("results", .array(report.groups.map { result($0, in: report) })),
+                ("properties", .object(properties)),
+            ])
         return ReportJSONValue.object([
             ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
             ("version", .string("2.1.0")),
@@ -102,7 +119,27 @@ public enum ReportSARIF {
         ]).rendered()
     }
 
-    private static func result(_ group: LeakGroup, strict: Bool, countGlobals: Bool) -> ReportJSONValue {
+    /// The id of the repository's root in `originalUriBaseIds`.
+    static let sourceRootID = "%SRCROOT%"
+
+    /// A physical location of `site`: relative to the repository's root when it is under it.
+    private static func physicalLocation(_ site: SourceSite, root: String?) -> ReportJSONValue {
+        let artifact: ReportJSONValue
+        if let relative = SourcePaths.relative(site.file, to: root) {
+            artifact = .object([("uri", .string(SourcePaths.percentEncoded(relative))), ("uriBaseId", .string(sourceRootID))])
+        } else if site.file.hasPrefix("/") {
+            artifact = .object([("uri", .string(SourcePaths.fileURI(site.file)))])
+        } else {
+            artifact = .object([("uri", .string(SourcePaths.percentEncoded(site.file)))])
+        }
+        return .object([
+            ("artifactLocation", artifact),
+            ("region", .object([("startLine", .int(Int64(max(site.line, 1))))])),
+        ])
+    }
+
+    private static func result(_ group: LeakGroup, in report: LeakReport) -> ReportJSONValue {
+        let (strict, countGlobals) = (report.strict, report.countGlobals)
         let level: String
         let uncountedGlobal = group.isUncountedGlobal(countGlobals: countGlobals)
         if group.isKnown || uncountedGlobal {
@@ -123,6 +160,8 @@ public enum ReportSARIF {
         for (object, path) in explained {
             text += " Why \(RetainerText.objectName(object)) is alive: \(RetainerText.line(path, objectType: object.typeName))."
         }
+        if let site = group.attachSite { text += " Attached at \(SourcePaths.text(site, root: report.sourceRoot))." }
+        if let test = group.test { text += " Under test \(test.description)." }
         if uncountedGlobal { text += " It is \(Vocabulary.globalNotCounted)." }
         if let entry = group.baselineEntry { text += " Known (baseline): \(entry.reason)" }
         let ruleID = group.ruleID(countGlobals: countGlobals)
@@ -135,23 +174,42 @@ public enum ReportSARIF {
             (
                 "locations",
                 .array([
-                    .object([
-                        (
-                            "logicalLocations",
-                            .array([
-                                .object([
-                                    ("name", .string(group.path.last ?? "")),
-                                    ("fullyQualifiedName", .string(group.pathText)),
-                                    ("kind", .string("type")),
+                    .object(
+                        (group.attachSite.map { [("physicalLocation", physicalLocation($0, root: report.sourceRoot))] } ?? []) + [
+                            (
+                                "logicalLocations",
+                                .array([
+                                    .object([
+                                        ("name", .string(group.path.last ?? "")),
+                                        ("fullyQualifiedName", .string(group.pathText)),
+                                        ("kind", .string("type")),
+                                    ])
                                 ])
-                            ])
-                        )
-                    ])
+                            )
+                        ])
                 ])
             ),
             ("partialFingerprints", .object([("nodescopeFingerprint/v1", .string(group.fingerprint))])),
         ]
-        let related = relatedLocations(explained)
+        var related = relatedLocations(explained)
+        if let test = group.test {
+            var location: [(String, ReportJSONValue)] = [
+                ("id", .int(Int64(related.count + 1))),
+                ("message", .object([("text", .string("the test the node was attached under: \(test.description)"))])),
+            ]
+            if let site = test.location { location.append(("physicalLocation", physicalLocation(site, root: report.sourceRoot))) }
+            location.append(
+                (
+                    "logicalLocations",
+                    .array([
+                        .object([
+                            ("name", .string(test.name)), ("fullyQualifiedName", .string(test.description)),
+                            ("kind", .string("function")),
+                        ])
+                    ])
+                ))
+            related.append(.object(location))
+        }
         if !related.isEmpty { members.append(("relatedLocations", .array(related))) }
         members.append(("baselineState", .string(group.isKnown ? "unchanged" : "new")))
         if let entry = group.baselineEntry {

@@ -1,7 +1,8 @@
 import NodescopeCollector
 
-/// The leak report for people: one block per leak group, the stale baseline entries, then one
-/// line: `check`'s verdict, or the counts for `leaks`.
+/// The leak report for people: one block per leak group (under a heading per test, for nodes
+/// attached under a test), the stale baseline entries, then one line: `check`'s verdict, or the
+/// counts for `leaks`.
 public enum ReportText {
     /// The report; colours only when `colorful`.
     public static func render(_ subject: ReportSubject, colorful: Bool) -> String {
@@ -13,7 +14,22 @@ public enum ReportText {
                 "nodescope check: no process reported a node tree, so nothing was checked. Does the command use the "
                     + "Nodes runtime (or NodesDebug), and does it pass NODESCOPE_SOCKET on to its children?")
         }
-        for group in report.groups {
+        let tests = report.testsWithGroups
+        var ordered: [(heading: String?, group: LeakGroup)] = []
+        for (test, groups) in tests {
+            let location = test.location.map { "  (\(SourcePaths.text($0, root: report.sourceRoot)))" } ?? ""
+            let failing = groups.contains { $0.fails(strict: report.strict, countGlobals: report.countGlobals) }
+            let heading =
+                paint(failing ? "TEST FAILS" : "TEST", failing ? .red : .yellow)
+                + "  \(VisibleText.escaped(test.description))\(VisibleText.escaped(location))"
+            for (position, group) in groups.enumerated() { ordered.append((position == 0 ? heading : nil, group)) }
+        }
+        let outside = report.groups.filter { $0.test == nil }
+        for (position, group) in outside.enumerated() {
+            ordered.append((position == 0 && !tests.isEmpty ? "NOT UNDER A TEST" : nil, group))
+        }
+        for (heading, group) in ordered {
+            if let heading { blocks.append(heading) }
             let uncountedGlobal = group.isUncountedGlobal(countGlobals: report.countGlobals)
             let color: Vocabulary.Color =
                 group.isKnown || uncountedGlobal
@@ -24,6 +40,10 @@ public enum ReportText {
                 "\(title)  \(VisibleText.escaped(group.path.joined(separator: " › ")))  (\(VisibleText.escaped(group.first.kind)))"
             ]
             lines.append("  process:     \(VisibleText.escaped(group.processesText))")
+            if let test = group.test { lines.append("  test:        \(VisibleText.escaped(test.description))") }
+            if let site = group.attachSite {
+                lines.append("  attached at: \(VisibleText.escaped(SourcePaths.text(site, root: report.sourceRoot)))")
+            }
             lines.append("  alive:       \(VisibleText.escaped(group.aliveText))")
             lines += group.retainerLines
             if uncountedGlobal { lines.append("  not a leak:  " + Vocabulary.globalNotCounted) }

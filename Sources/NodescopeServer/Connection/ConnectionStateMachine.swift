@@ -74,10 +74,12 @@ struct ConnectionStateMachine {
         case (.host(let version, _), .goodbye(let reason)):
             state = .host(version: version, goodbye: reason)
             return .ingest(message)
-        case (.host(let version, _), .retainers):
-            guard version >= FrameType.retainers.sinceVersion else {
+        case (.host(let version, _), .retainers), (.host(let version, _), .defineSite), (.host(let version, _), .defineTest),
+            (.host(let version, _), .nodeOrigin):
+            let type = message.frameType
+            guard version >= type.sinceVersion else {
                 state = .closed
-                return .close("retainers frames need protocol version 2; this connection speaks version \(version)")
+                return .close("\(type) frames need protocol version \(type.sinceVersion); this connection speaks version \(version)")
             }
             return .ingest(message)
         case (.host(let version, _), .explained(let explained)):

@@ -12,6 +12,13 @@ let package = Package(
     targets: [
         .target(name: "LeakyApp", dependencies: [.product(name: "Nodes", package: "Nodescope")]),
         .testTarget(name: "LeakyAppTests", dependencies: ["LeakyApp"]),
+        // Five tests marked with NodesTesting's trait (swift-testing) and base class (XCTest):
+        // two leak in different ways, one runs beside them, two are clean. LEAKY_FIXTURE_ASSERT=1
+        // makes them fail on their own leaks too.
+        .testTarget(
+            name: "AttributedTests", dependencies: ["LeakyApp", .product(name: "NodesTesting", package: "Nodescope")]),
+        .testTarget(
+            name: "AttributedXCTests", dependencies: ["LeakyApp", .product(name: "NodesTesting", package: "Nodescope")]),
         // Six ways to leak a node, each with a different holder, for the retainer analysis.
         .executableTarget(name: "leak-ways", dependencies: [.product(name: "Nodes", package: "Nodescope")], path: "Sources/LeakWays"),
     ],

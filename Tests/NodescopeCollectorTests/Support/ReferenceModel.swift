@@ -177,8 +177,8 @@ struct ReferenceModel {
                 }
                 nodes[frame.nodeID] = node
             }
-        case .dropped, .goodbye, .heartbeat, .retainers, .hello, .helloAccepted, .helloRefused, .request, .response, .event, .explain,
-            .explained:
+        case .dropped, .goodbye, .heartbeat, .retainers, .defineSite, .defineTest, .nodeOrigin, .hello, .helloAccepted, .helloRefused,
+            .request, .response, .event, .explain, .explained:
             break
         }
     }

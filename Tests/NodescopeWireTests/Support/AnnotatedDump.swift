@@ -188,6 +188,18 @@ enum AnnotatedDump {
                 u("outcome", 1, explained.outcome.rawValue, "\(explained.outcome)"),
                 u("objectCount", 2, explained.objectCount),
             ]
+        case .defineSite(let site):
+            return [u("siteID", 4, site.siteID), u("fileStringID", 4, site.fileStringID), u("line", 4, site.line)]
+        case .defineTest(let test):
+            return [
+                u("testID", 4, test.testID), u("suiteStringID", 4, test.suiteStringID, test.suiteStringID == 0 ? "none" : ""),
+                u("nameStringID", 4, test.nameStringID), u("siteID", 4, test.siteID, test.siteID == 0 ? "none" : ""),
+            ]
+        case .nodeOrigin(let origin):
+            return [
+                u("nodeID", 8, origin.nodeID), u("siteID", 4, origin.siteID, origin.siteID == 0 ? "none" : ""),
+                u("testID", 4, origin.testID, origin.testID == 0 ? "none" : ""),
+            ]
         case .request(let request):
             return [u("requestID", 4, request.requestID), u("command", 1, request.command.rawValue, "\(request.command)")]
                 + string("argument", request.argument)

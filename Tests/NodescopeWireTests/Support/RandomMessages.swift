@@ -83,6 +83,12 @@ struct RandomMessages {
             return .explain(ExplainFrame(requestID: int(), nodeIDs: (0..<count).map { _ in nonZero() }))
         case .explained:
             return .explained(ExplainedFrame(requestID: int(), outcome: pick(ExplainOutcome.self), objectCount: int()))
+        case .defineSite:
+            return .defineSite(DefineSiteFrame(siteID: nonZero(), fileStringID: nonZero(), line: int()))
+        case .defineTest:
+            return .defineTest(DefineTestFrame(testID: nonZero(), suiteStringID: int(), nameStringID: nonZero(), siteID: int()))
+        case .nodeOrigin:
+            return .nodeOrigin(NodeOriginFrame(nodeID: nonZero(), siteID: int(), testID: int()))
         case .request:
             return .request(
                 ControlRequestFrame(

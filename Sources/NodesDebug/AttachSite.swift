@@ -1,0 +1,65 @@
+/// Where in the source a node was attached: a file and a line, captured by the compiler (or,
+/// for a test's own location, given by the test framework).
+///
+/// The runtime's attach calls and the generic tracking API take `file: StaticString = #filePath`
+/// and `line: UInt = #line` as default arguments, so the site costs nothing at run time: a
+/// pointer to a string in the binary and a number. The agent sends each distinct site once per
+/// connection (protocol version 2, `defineSite`), then refers to it by id.
+public struct AttachSite: Sendable, Equatable, CustomStringConvertible {
+    /// The file, as the compiler saw it (`#filePath`: usually an absolute path).
+    public let file: StaticString
+    /// The line, from 1.
+    public let line: UInt32
+
+    /// The site of the caller, or of the given file and line.
+    public init(file: StaticString = #filePath, line: UInt = #line) {
+        self.file = file
+        self.line = UInt32(clamping: line)
+        self.dynamicPath = nil
+    }
+
+    /// The site of a file named at run time (a test framework's source location); its text
+    /// is kept, so this one costs an allocation.
+    public init(filePath: String, line: Int) {
+        self.file = ""
+        self.line = UInt32(clamping: line)
+        self.dynamicPath = filePath
+    }
+
+    /// For a site made at run time: its file's path.
+    private var dynamicPath: String?
+
+    /// The file's path as a string.
+    public var filePath: String { dynamicPath ?? file.description }
+
+    /// The file's last path component: `ProfileFlow.swift`.
+    public var fileName: String {
+        let path = filePath
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// `ProfileFlow.swift:42`.
+    public var description: String { "\(fileName):\(line)" }
+
+    /// A key that identifies the site without reading its text: the address of the file's
+    /// static string (every use of one `#filePath` literal shares it) and the line.
+    var internKey: SiteKey {
+        if let dynamicPath { return SiteKey(address: 0, line: line, text: dynamicPath) }
+        return file.hasPointerRepresentation
+            ? SiteKey(address: UInt(bitPattern: file.utf8Start), line: line, text: nil)
+            : SiteKey(address: 0, line: line, text: file.description)
+    }
+
+    public static func == (lhs: AttachSite, rhs: AttachSite) -> Bool {
+        lhs.line == rhs.line && lhs.filePath == rhs.filePath
+    }
+}
+
+/// The identity of an ``AttachSite`` for interning.
+struct SiteKey: Hashable {
+    var address: UInt
+    var line: UInt32
+    /// Only for a file literal that is not a pointer (never the case for `#filePath`).
+    var text: String?
+}
