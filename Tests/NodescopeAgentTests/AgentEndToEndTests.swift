@@ -98,6 +98,8 @@ struct AgentEndToEndTests {
         // Generous: the agent looks twice a second; this only catches a missing reconnect loop.
         #expect(Date().timeIntervalSince(appeared) < 3)
         #expect(host.waitForExit() == 0)
+        // The recording is complete once the listener saw the connection close.
+        #expect(listener.waitForLine(prefix: "closed 1") != nil)
         listener.stop()
 
         let expected = steps(host.lines)
@@ -121,6 +123,7 @@ struct AgentEndToEndTests {
         Thread.sleep(forTimeInterval: 5)
         listener.signal(SIGCONT)
         #expect(host.waitForExit(seconds: 30) == 0)
+        #expect(listener.waitForLine(prefix: "closed") != nil)
         listener.stop()
 
         // The host kept working while the listener was stopped: progress lines every 100 ms.
