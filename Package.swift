@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "NodescopeServerTests",
             dependencies: [
-                "NodescopeServer", "NodescopeControl", "NodescopeCollector", "NodescopeWire",
+                "NodescopeServer", "NodescopeControl", "NodescopeCollector", "NodescopeWire", "SeededRandom",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

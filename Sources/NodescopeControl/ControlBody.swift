@@ -38,8 +38,9 @@ public enum ControlBody {
         }
     }
 
-    /// Encodes a body.
+    /// Encodes a body. A tree (the largest body by far) is written by ``TreeJSON``.
     public static func encode(_ value: some Encodable) -> [UInt8] {
+        if let view = value as? TreeView { return TreeJSON.encode(view) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? Array(encoder.encode(value))) ?? Array(#"{"error":"the collector could not encode its answer"}"#.utf8)

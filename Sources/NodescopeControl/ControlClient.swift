@@ -170,6 +170,17 @@ public struct ControlClient: ~Copyable {
         _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "", as type: T.Type,
         answerWithinSeconds: Double? = nil
     ) async throws -> T {
+        let body = try await requestBody(
+            command, argument: argument, depth: depth, rootPath: rootPath, answerWithinSeconds: answerWithinSeconds)
+        return try ControlBody.decode(type, from: body)
+    }
+
+    /// Sends a request and returns the whole (possibly multi-part) body of a successful
+    /// answer as the collector wrote it (JSON), undecoded: for passing it on as it is.
+    public mutating func requestBody(
+        _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "",
+        answerWithinSeconds: Double? = nil
+    ) async throws -> [UInt8] {
         let answerWithin = answerWithinSeconds.map { TimeAmount.nanoseconds(Int64(min(max($0, 0), 86_400) * 1e9)) }
         let id = try await sendRequest(command, argument: argument, depth: depth, rootPath: rootPath)
         var body: [UInt8] = []
@@ -184,7 +195,7 @@ public struct ControlClient: ~Copyable {
                     ?? ControlBody.Failure(error: "the collector answered \(response.status)")
                 throw Refusal(status: response.status, failure: failure)
             }
-            return try ControlBody.decode(type, from: body)
+            return body
         }
     }
 
@@ -193,8 +204,18 @@ public struct ControlClient: ~Copyable {
     public mutating func subscribe(
         _ process: String, initial: (TreeView) async throws -> Void, onChange: (TreeChange) async throws -> Bool
     ) async throws {
-        let view = try await request(.subscribe, argument: process, as: TreeView.self)
-        try await initial(view)
+        try await subscribeBodies(
+            process, initial: { try await initial(try ControlBody.decode(TreeView.self, from: $0)) },
+            onChange: { change, _ in try await onChange(change) })
+    }
+
+    /// ``subscribe(_:initial:onChange:)`` with the bodies as the collector wrote them: the tree's
+    /// JSON undecoded (a 100,000-node tree is tens of megabytes), each change decoded and as
+    /// written.
+    public mutating func subscribeBodies(
+        _ process: String, initial: ([UInt8]) async throws -> Void, onChange: (TreeChange, [UInt8]) async throws -> Bool
+    ) async throws {
+        try await initial(try await requestBody(.subscribe, argument: process))
         // Changes come when the host does something: no deadline while waiting for them.
         while true {
             let message: WireMessage?
@@ -208,7 +229,7 @@ public struct ControlClient: ~Copyable {
             guard let message else { break }
             guard case .event(let event) = message else { continue }
             let change = try ControlBody.decode(TreeChange.self, from: event.body)
-            guard try await onChange(change) else { return }
+            guard try await onChange(change, event.body) else { return }
         }
         throw ControlError(
             .wentAway, "the collector on \(deadline.path) went away (killed or stopped) while watching \(VisibleText.escaped(process))")

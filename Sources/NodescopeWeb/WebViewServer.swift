@@ -82,13 +82,13 @@ public struct WebViewServer: Sendable {
         }
         router.get("/api/processes") { _, _ in
             try await Self.answer(socketPath) { client in
-                ControlBody.encode(try await client.request(.listProcesses, as: [ProcessSummary].self))
+                try await client.requestBody(.listProcesses)
             }
         }
         router.get("/api/tree") { request, _ in
             let process = try Self.process(of: request)
             var response = try await Self.answer(socketPath) { client in
-                ControlBody.encode(try await client.request(.tree, argument: process, as: TreeView.self))
+                try await client.requestBody(.tree, argument: process)
             }
             if request.uri.queryParameters["download"] == "1" {
                 response.headers[.contentDisposition] = "attachment; filename=\"tree-\(Self.safe(process)).json\""
@@ -98,7 +98,7 @@ public struct WebViewServer: Sendable {
         router.get("/api/leaks") { request, _ in
             let process = try Self.process(of: request)
             return try await Self.answer(socketPath) { client in
-                ControlBody.encode(try await client.request(.leaks, argument: process, as: [LeakRecord].self))
+                try await client.requestBody(.leaks, argument: process)
             }
         }
         router.get("/api/diagram") { request, _ in
@@ -115,25 +115,53 @@ public struct WebViewServer: Sendable {
         }
     }
 
+    /// How often an idle event stream says something (an SSE comment), so that a page that
+    /// went away is noticed and its subscription ended even when the tree does not change.
+    static let keepAliveSeconds: UInt64 = 15
+    /// Events waiting for a slow page beyond this many end its stream: the page reconnects and
+    /// gets the tree afresh, rather than the server keeping an ever longer queue.
+    static let maxQueuedEvents = 20_000
+
     /// The subscription's tree and changes as server-sent events; a `gone` event when the
-    /// collector goes away or the process cannot be found (the page then retries).
+    /// collector goes away or the process cannot be found (the page then retries). The bodies
+    /// go out as the collector wrote them: a 100,000-node tree is never decoded here.
     private static func stream(_ process: String, socketPath: String, to writer: inout any ResponseBodyWriter) async throws {
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-        do {
-            try await ControlClient.connect(to: socketPath) { client in
-                try await client.subscribe(
-                    process,
-                    initial: { view in try await writer.write(event("tree", ControlBody.encode(view))) },
-                    onChange: { change in
-                        try await writer.write(event("change", ControlBody.encode(change)))
-                        if case .sessionEnded = change { return false }
-                        return true
-                    })
+        let (events, feed) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingOldest(maxQueuedEvents))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { feed.finish() }
+                var overflowed = false
+                func send(_ buffer: ByteBuffer) -> Bool {
+                    if case .dropped = feed.yield(buffer) { overflowed = true }
+                    return !overflowed
+                }
+                do {
+                    try await ControlClient.connect(to: socketPath) { client in
+                        try await client.subscribeBodies(
+                            process,
+                            initial: { body in _ = send(event("tree", body)) },
+                            onChange: { change, body in
+                                guard send(event("change", body)) else { return false }
+                                if case .sessionEnded = change { return false }
+                                return true
+                            })
+                    }
+                } catch let refusal as ControlClient.Refusal {
+                    _ = feed.yield(event("gone", ControlBody.encode(["error": refusal.description, "kind": "notFound"])))
+                } catch let error as ControlError {
+                    _ = feed.yield(event("gone", ControlBody.encode(["error": error.message, "kind": "collector"])))
+                }
             }
-        } catch let refusal as ControlClient.Refusal {
-            try await writer.write(event("gone", ControlBody.encode(["error": refusal.description, "kind": "notFound"])))
-        } catch let error as ControlError {
-            try await writer.write(event("gone", ControlBody.encode(["error": error.message, "kind": "collector"])))
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(nanoseconds: keepAliveSeconds * 1_000_000_000)
+                    _ = feed.yield(ByteBuffer(string: ": keep-alive\n\n"))
+                }
+            }
+            // Written here only: a write that fails (the page went away) ends both tasks.
+            for await buffer in events { try await writer.write(buffer) }
+            group.cancelAll()
         }
         try await writer.finish(nil)
     }

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -176,14 +177,100 @@ def main():
         served.wait(30)
         down = until(lambda: "not answering" in driver.find_element(By.ID, "status").text, 20)
         check("a stopped daemon is shown as not answering", down, driver.find_element(By.ID, "status").text)
-        served, url2 = daemon(scratch)
-        driver.get(url2)
+        served, url = daemon(scratch)
+        driver.get(url)
         check("a new daemon's page shows the live process again", until(lambda: "AppFlow" in row_paths(driver), 20))
+        base, token = url.split("/?")[0], url.split("token=")[1]
+        cookie = {"Cookie": f"nodescope_token_{base.rsplit(':', 1)[1]}={token}"}
 
-        # Not yet checked here: a 100,000-node process (its initial tree is a 70 MB event that the
-        # page parses whole; the rows are virtualized, the transfer is not yet).
         if SHOTS:
             driver.save_screenshot(os.path.join(SHOTS, "web-view-end.png"))
+
+        # An idle stream still says something every 15 s (so a closed tab is noticed): read the
+        # events of a host that does nothing, in the background, while the checks below run.
+        idle = host(scratch, "--hold", "600")
+        until(lambda: any(p["pid"] == idle.pid for p in json.load(urllib.request.urlopen(
+            urllib.request.Request(base + "/api/processes", headers=cookie), timeout=10))), 20)
+        idle_lines = []
+
+        def read_idle():
+            try:
+                with urllib.request.urlopen(urllib.request.Request(
+                        base + "/api/events?process=" + str(idle.pid), headers=cookie), timeout=60) as stream:
+                    for raw in stream:
+                        idle_lines.append(raw.decode("utf-8", "replace")[:40])
+            except Exception as error:
+                idle_lines.append("error " + str(error))
+
+        threading.Thread(target=read_idle, daemon=True).start()
+
+        # From a node's attach in a host to its row on the page: a host attaches Pulse1…Pulse20,
+        # one every 150 ms, and prints each attach's wall-clock time; the page notes when each
+        # row first appears. A figure for docs/BENCHMARKS.md, not a timed check.
+        pulses = start([os.path.join(BUILD, "test-host"), "pulse", "20"],
+                       env=dict(os.environ, NODESCOPE_SOCKET=os.path.join(scratch, "c.sock")))
+        check("the pulsing host connects", until(lambda: pulses.stdout.readline().startswith("CONNECTED"), 30))
+        driver.get(base + "/?process=" + str(pulses.pid))
+        check("a link can name the process", until(lambda: "Root" in row_paths(driver), 20), str(row_paths(driver)))
+        driver.execute_script("""
+            window.firstSeen = {};
+            new MutationObserver(() => {
+              const now = Date.now();
+              for (const row of document.querySelectorAll('#tree-spacer .row')) {
+                if (!(row.dataset.path in window.firstSeen)) window.firstSeen[row.dataset.path] = now;
+              }
+            }).observe(document.getElementById('tree-spacer'), { childList: true });""")
+        attached = {}
+        while len(attached) < 20:
+            line = pulses.stdout.readline()
+            if not line:
+                break
+            if line.startswith("PULSE "):
+                _, index, at = line.split()
+                attached["Root/Pulse" + index] = int(at)
+        seen = until(lambda: (lambda s: s if all(p in s for p in attached) else None)(
+            driver.execute_script("return window.firstSeen")), 20) or {}
+        check("every attached node gets its row, live", len(attached) == 20 and all(p in seen for p in attached),
+              f"{len(attached)} attached, {len([p for p in attached if p in seen])} seen")
+        latencies = sorted(seen[p] - attached[p] for p in attached if p in seen)
+        if latencies:
+            print(f"  measure  host attach -> row on the page: median {latencies[len(latencies) // 2]} ms, "
+                  f"max {latencies[-1]} ms ({len(latencies)} nodes)")
+        pulses.send_signal(signal.SIGTERM)
+
+        # Large trees: the first paint of 10,000 and 100,000 nodes, then a scroll to the very end.
+        for size in (10_000, 100_000):
+            big = host(scratch, "--nodes", str(size), "--hold", "600")
+
+            def nodes_listed():
+                with urllib.request.urlopen(urllib.request.Request(base + "/api/processes", headers=cookie),
+                                            timeout=10) as r:
+                    listed = [p for p in json.load(r) if p["pid"] == big.pid]
+                return listed and listed[0]["liveNodes"] >= size
+
+            ready = until(nodes_listed, 300, 0.5)
+            check(f"a {size}-node host reports its whole tree", ready)
+            if not ready:
+                continue
+            driver.get(base + "/?process=" + str(big.pid))
+            shown = until(lambda: driver.execute_script(
+                "return window.nodescopeTiming.trees.find(t => t.nodes >= %d)" % size), 120, 0.2)
+            check(f"the {size}-node tree is painted", shown is not None)
+            if shown:
+                print(f"  measure  first paint of a {size}-node tree: {shown['shownAt']:.0f} ms after the page began to load")
+            driver.find_element(By.ID, "expand-all").click()
+            driver.execute_script("const v=document.getElementById('tree-view'); v.scrollTop = v.scrollHeight;")
+            final = driver.execute_script("return pathOf(state.rows[state.rows.length - 1].id)")
+            last = until(lambda: row_paths(driver)[-1] == final, 20)
+            total = driver.execute_script("return state.rows.length")
+            check(f"the {size}-node tree scrolls to its last row", last and total >= size,
+                  f"last row shown {row_paths(driver)[-1:]}, expected {final}; {total} rows")
+            big.send_signal(signal.SIGTERM)
+            big.wait(60)
+
+        keep_alive = until(lambda: any(line.startswith(": keep-alive") for line in idle_lines), 30)
+        check("an idle event stream gets a keep-alive", keep_alive, str(idle_lines[:6]))
+        idle.send_signal(signal.SIGTERM)
     finally:
         driver.quit()
         for child in children:

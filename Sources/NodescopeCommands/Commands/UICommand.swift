@@ -62,15 +62,30 @@ struct UICommand: AsyncParsableCommand {
         Terminal.write(url + "\n")
         Terminal.note("web view on \(url) (loopback only; the token is this session's). Ctrl-C ends it.")
         guard open else { return }
-        let opener = Process()
-        opener.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        opener.arguments = ["xdg-open", url]
-        opener.standardOutput = FileHandle.nullDevice
-        opener.standardError = FileHandle.nullDevice
-        do {
-            try opener.run()
-        } catch {
-            Terminal.note("could not start xdg-open (\(error)); open the address above yourself")
+        guard let opener = executable(named: "xdg-open") else {
+            Terminal.note("--open: no xdg-open on PATH (apt-get install xdg-utils); open the address above yourself")
+            return
         }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: opener)
+        process.arguments = [url]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            Terminal.note("--open: could not start \(opener) (\(error)); open the address above yourself")
+        }
+    }
+
+    /// The first executable file called `name` in the directories of PATH.
+    static func executable(named name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
     }
 }

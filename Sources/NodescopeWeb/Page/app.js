@@ -24,7 +24,9 @@ const state = {
   source: null,           // the EventSource
   ended: false,
   tab: "tree",
+  treeArrived: null,      // the node count of a tree loaded but not yet on screen
 };
+window.nodescopeTiming = { trees: [] };
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, text) => {
@@ -129,6 +131,7 @@ function loadTree(view) {
   for (const node of view.nodes) addNode(node);
   const small = view.nodes.length <= 2000;
   for (const node of view.nodes) if (small || node.depth < 2) state.expanded.add(node.id);
+  state.treeArrived = view.nodes.length;
   scheduleRender();
 }
 
@@ -191,7 +194,17 @@ let renderPending = false;
 function scheduleRender() {
   if (renderPending) return;
   renderPending = true;
-  requestAnimationFrame(() => { renderPending = false; computeRows(); renderRows(); });
+  requestAnimationFrame(() => {
+    renderPending = false;
+    computeRows();
+    renderRows();
+    if (state.treeArrived !== null) {
+      // When each tree was first on screen, in ms since the page began to load (for the tests
+      // and docs/BENCHMARKS.md; nothing else reads it).
+      window.nodescopeTiming.trees.push({ nodes: state.treeArrived, shownAt: performance.now() });
+      state.treeArrived = null;
+    }
+  });
 }
 
 function isExpanded(id) {
@@ -449,6 +462,9 @@ async function start() {
     const info = await getJSON("/api/info");
     $("start-line").textContent = info.startLine;
   } catch (error) { /* the process list says what is wrong */ }
+  // A link may name the process: /?process=PID (or a name the collector knows).
+  const wanted = new URLSearchParams(location.search).get("process");
+  if (wanted) choose(wanted);
   await refreshProcesses();
   setInterval(refreshProcesses, 2000);
   renderRows();

@@ -1,6 +1,6 @@
 // test-host: a host process on the Nodes runtime for the agent's end-to-end tests. It reports
 // through the agent that NODESCOPE_SOCKET enables, and prints what it did on stdout.
-// Usage: test-host tree3 | churn S | wait-connect S | exit-after-detach | serve S | random SEED EVENTS
+// Usage: test-host tree3 | churn S | wait-connect S | exit-after-detach | serve S | random SEED EVENTS | pulse N
 import Glibc
 import Nodes
 import SeededRandom
@@ -258,6 +258,37 @@ func runWaitConnect(seconds: Double) {
     printStatistics()
 }
 
+/// The wall clock in milliseconds since 1970, to compare with a browser's `Date.now()`.
+func wallMilliseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return UInt64(now.tv_sec) * 1_000 + UInt64(now.tv_nsec) / 1_000_000
+}
+
+/// Once connected, attaches `count` nodes `Pulse1`, `Pulse2` … every `interval` ms, each
+/// announced with its wall-clock time (`PULSE k MS`), then serves until SIGTERM (at most a minute):
+/// for the web view's measure of the time from an attach to its row on the page.
+func runPulse(count: Int, interval: UInt32) {
+    stopOnTerminate()
+    let root = HostFlow("Root")
+    root._start()
+    guard waitForConnection(seconds: 30) else {
+        emit("NOT CONNECTED")
+        exit(3)
+    }
+    emit("CONNECTED \(milliseconds())")
+    usleep(1_000_000)
+    for index in 1...max(count, 1) where !stopRequested {
+        let started = wallMilliseconds()
+        root.show("Pulse\(index)")
+        emit("PULSE \(index) \(started)")
+        usleep(interval * 1_000)
+    }
+    let end = milliseconds() + 60_000
+    while !stopRequested, milliseconds() < end { usleep(20_000) }
+    emit("STOPPING")
+}
+
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "tree3": runTree3()
@@ -270,8 +301,9 @@ case "random":
         seed: arguments.count > 2 ? UInt64(arguments[2]) ?? 1 : 1,
         events: arguments.count > 3 ? UInt64(arguments[3]) ?? 10_000 : 10_000)
 case "wait-connect": runWaitConnect(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10)
+case "pulse": runPulse(count: arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20, interval: 150)
 default:
     fail(
-        "usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach | serve SECONDS | hostile-names SECONDS | random SEED EVENTS",
+        "usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach | serve SECONDS | hostile-names SECONDS | random SEED EVENTS | pulse COUNT",
         status: 2)
 }
