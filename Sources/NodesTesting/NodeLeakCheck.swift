@@ -64,9 +64,22 @@ public enum NodeLeakCheck {
         return latestDeadline > now ? .wait(latestDeadline - now) : .done(leaked)
     }
 
+    /// The bounds of an in-test analysis. A test waits for its verdict, off any app's hot path,
+    /// so it gets far more time than the agent's analysis in a running app: 2 s per object and
+    /// per call at least, or `NODESCOPE_RETAINER_MS` per object when set (as for the agent). A
+    /// message that says "cut short" on a loaded machine would fail an assertion for nothing.
+    static var assertionLimits: RetainerAnalysis.Limits {
+        var limits = RetainerAnalysis.Limits()
+        let perObject = AgentSettings.fromEnvironment().retainerNanosPerObject ?? 2_000_000_000
+        limits.timePerObjectNanos = perObject
+        limits.leastTimePerBatchNanos = max(limits.leastTimePerBatchNanos, perObject)
+        limits.timePerBatchNanos = max(limits.timePerBatchNanos, 4 * perObject)
+        return limits
+    }
+
     private static func describe(_ nodes: [NodeSnapshot], in tracker: NodeTracker, explaining: Bool) -> [NodeLeak] {
         guard !nodes.isEmpty else { return [] }
-        let frames = explaining ? tracker.explain(nodes.map(\.id), with: RetainerAnalysis()).0 : []
+        let frames = explaining ? tracker.explain(nodes.map(\.id), with: RetainerAnalysis(limits: assertionLimits)).0 : []
         return nodes.map { node in
             let alive = node.objects.filter(\.isAlive)
             let retainers = alive.compactMap { object -> String? in
