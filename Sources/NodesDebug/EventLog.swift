@@ -15,20 +15,26 @@ struct LogEntry {
         case release
     }
 
+    /// What only an attach and its objects carry (nil for the frequent changes, which so stay
+    /// a few integers to write and nothing to release).
+    struct Details {
+        var parent: NodeID?
+        var kind: NodeKind
+        var role: ObjectRole
+        /// The node's name when given; otherwise the type's name, looked up on applying.
+        var name: String?
+        var origin: NodeOrigin
+    }
+
     var operation: Operation
-    var index: UInt16 = 0
     var state: NodeState = .started
+    var index: UInt16 = 0
     var node: NodeID
-    var parent: NodeID?
     var time: UInt64
-    var kind: NodeKind = .flow
-    var role: ObjectRole = .flow
-    /// The node's name (attach) when given; otherwise the type's name, looked up on draining.
-    var name: String?
     /// The object's type (attach: the principal's; object): its name is interned per type.
     var type: AnyObject.Type?
     var address = ObfuscatedAddress.unknown
-    var origin = NodeOrigin.unknown
+    var details: Details?
 }
 
 /// The bounded hand-off from the app's threads to the tracker's registry: many producers
@@ -47,7 +53,13 @@ final class EventLog: @unchecked Sendable {
     private let mask: Int
     private let entries: UnsafeMutablePointer<LogEntry>
     private let stamps: UnsafeMutablePointer<Atomic<UInt64>>
+    // The producers' line (the next ticket, and their last reading of `tail`) and the
+    // consumer's (`tail`) are kept apart: sharing a cache line would make every append wait
+    // for the consumer's last store.
     private let head = Atomic<UInt64>(0)
+    private let knownTail = Atomic<UInt64>(0)
+    private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     private let tail = Atomic<UInt64>(0)
 
     init(capacity: Int) {
@@ -73,16 +85,31 @@ final class EventLog: @unchecked Sendable {
         entries.deallocate()
     }
 
+    /// Slots reserved: the first ticket, and whether they fill the log past half, when the
+    /// consumer should be woken whatever it is doing.
+    struct Reservation {
+        var ticket: UInt64
+        var reachesHalf: Bool
+    }
+
     /// Reserves `count` consecutive slots; nil when the log has no room for them.
     @inline(__always)
-    func reserve(_ count: Int) -> UInt64? {
+    func reserve(_ count: Int) -> Reservation? {
         var position = head.load(ordering: .relaxed)
+        var start = knownTail.load(ordering: .relaxed)
+        let half = UInt64(capacity / 2)
         while true {
-            let used = position &- tail.load(ordering: .acquiring)
-            guard used &+ UInt64(count) <= UInt64(capacity) else { return nil }
+            var used = position &- start
+            if used &+ UInt64(count) > UInt64(capacity) {
+                // Only when the last reading says full is the consumer's line read again.
+                start = tail.load(ordering: .acquiring)
+                knownTail.store(start, ordering: .relaxed)
+                used = position &- start
+                guard used &+ UInt64(count) <= UInt64(capacity) else { return nil }
+            }
             let (exchanged, original) = head.compareExchange(
                 expected: position, desired: position &+ UInt64(count), ordering: .sequentiallyConsistent)
-            if exchanged { return position }
+            if exchanged { return Reservation(ticket: position, reachesHalf: used < half && used &+ UInt64(count) >= half) }
             position = original
         }
     }
@@ -122,9 +149,10 @@ final class EventLog: @unchecked Sendable {
             }
             let entry = (entries + slot).move()
             position &+= 1
-            tail.store(position, ordering: .releasing)
+            if position & 255 == 0 { tail.store(position, ordering: .releasing) }
             body(entry)
         }
+        tail.store(position, ordering: .releasing)
     }
 
     private static func yield() {

@@ -202,28 +202,32 @@ public final class NodeTracker: Sendable {
         guard isRecording else { return id }
         let origin = NodeOrigin(site: site, test: TestIdentity.current)
         if !sinksAreSynchronous.load(ordering: .relaxed), Self.arePristine(object, parts),
-            let ticket = log.reserve(parts.count + 2)
+            let reservation = log.reserve(parts.count + 2)
         {
+            let ticket = reservation.ticket
             let time = MonotonicClock.now()
             log.publish(
                 LogEntry(
-                    operation: .attach, index: UInt16(parts.count + 1), node: id, parent: parent, time: time, kind: kind,
-                    name: name, type: Swift.type(of: object), origin: origin), at: ticket)
+                    operation: .attach, index: UInt16(parts.count + 1), node: id, time: time, type: Swift.type(of: object),
+                    details: LogEntry.Details(parent: parent, kind: kind, role: role, name: name, origin: origin)),
+                at: ticket)
             log.publish(
                 LogEntry(
-                    operation: .object, index: 0, node: id, time: time, role: role, type: Swift.type(of: object),
-                    address: ObfuscatedAddress(object)), at: ticket &+ 1)
+                    operation: .object, index: 0, node: id, time: time, type: Swift.type(of: object),
+                    address: ObfuscatedAddress(object),
+                    details: LogEntry.Details(kind: kind, role: role, origin: .unknown)), at: ticket &+ 1)
             object.trackingHandle = TrackingHandle(tracker: self, node: id, index: 0)
             for (offset, part) in parts.enumerated() {
                 let index = UInt16(offset + 1)
                 log.publish(
                     LogEntry(
-                        operation: .object, index: index, node: id, time: time, role: part.role,
-                        type: Swift.type(of: part.object), address: ObfuscatedAddress(part.object)),
+                        operation: .object, index: index, node: id, time: time, type: Swift.type(of: part.object),
+                        address: ObfuscatedAddress(part.object),
+                        details: LogEntry.Details(kind: kind, role: part.role, origin: .unknown)),
                     at: ticket &+ UInt64(offset + 2))
                 part.object.trackingHandle = TrackingHandle(tracker: self, node: id, index: index)
             }
-            wakeConsumerIfIdle()
+            wakeConsumer(reservation)
             return id
         }
         _ = attachNode(
@@ -319,9 +323,9 @@ public final class NodeTracker: Sendable {
     /// Records a lifecycle state of `node`.
     public func setState(_ newState: NodeState, of node: NodeID) {
         guard isRecording else { return }
-        if record(LogEntry(operation: .state, state: newState, node: node, time: 0)) { return }
+        if record(LogEntry(operation: .state, state: newState, node: node, time: 0), coarse: true) { return }
         withApplied { state in
-            guard state.registry.setState(newState, of: node) else { return }
+            guard state.registry.setState(newState, of: node) != nil else { return }
             emit(.stateChanged(newState), for: node, in: &state)
         }
     }
@@ -491,13 +495,27 @@ public final class NodeTracker: Sendable {
     /// Records a change in the log for whoever applies it next; false when the change must be
     /// applied here (a synchronous sink is registered, or the log is full).
     @inline(__always)
-    private func record(_ entry: consuming LogEntry) -> Bool {
-        guard !sinksAreSynchronous.load(ordering: .relaxed), let ticket = log.reserve(1) else { return false }
-        // Stamped after the reservation: see pollReleasesWithHorizon().
-        entry.time = MonotonicClock.now()
-        log.publish(entry, at: ticket)
-        wakeConsumerIfIdle()
+    private func record(_ entry: consuming LogEntry, coarse: Bool = false) -> Bool {
+        guard !sinksAreSynchronous.load(ordering: .relaxed), let reservation = log.reserve(1) else { return false }
+        // Stamped after the reservation: see pollReleasesWithHorizon(). A state change takes the
+        // coarse clock (no verdict depends on its time; it is made no earlier than the node's
+        // attach when applied).
+        entry.time = coarse ? MonotonicClock.coarseNow() : MonotonicClock.now()
+        log.publish(entry, at: reservation.ticket)
+        wakeConsumer(reservation)
         return true
+    }
+
+    /// Wakes the consumer when it sleeps idle, or when the log is half full (a consumer
+    /// pausing between heartbeats would otherwise let it fill up).
+    @inline(__always)
+    private func wakeConsumer(_ reservation: EventLog.Reservation) {
+        if reservation.reachesHalf {
+            consumerIdle.store(false, ordering: .relaxed)
+            consumerWake.withLock { $0 }?.signal()
+        } else {
+            wakeConsumerIfIdle()
+        }
     }
 
     /// Wakes the agent's writer if it sleeps for want of work. (After a reservation, which is
@@ -536,21 +554,24 @@ public final class NodeTracker: Sendable {
         let (node, time) = (entry.node, entry.time)
         switch entry.operation {
         case .attach:
-            let name = entry.name ?? entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
+            guard let details = entry.details else { return false }
+            let name = details.name ?? entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
             let change = state.registry.attach(
-                node, parent: entry.parent, kind: entry.kind, name: name, time: time, principal: nil, origin: entry.origin)
-            Self.noteTest(entry.origin.test, in: &state)
-            emit(change, for: node, at: time, origin: entry.origin, in: &state)
+                node, parent: details.parent, kind: details.kind, name: name, time: time, principal: nil,
+                origin: details.origin)
+            Self.noteTest(details.origin.test, in: &state)
+            emit(change, for: node, at: time, origin: details.origin, in: &state)
         case .object:
+            guard let details = entry.details else { return false }
             let typeName = entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
             if let index = state.registry.addObject(
-                to: node, role: entry.role, typeName: typeName, weak: nil, address: entry.address)
+                to: node, role: details.role, typeName: typeName, weak: nil, address: entry.address)
             {
-                emit(.objectAdded(index: index, role: entry.role, typeName: typeName), for: node, at: time, in: &state)
+                emit(.objectAdded(index: index, role: details.role, typeName: typeName), for: node, at: time, in: &state)
             }
         case .state:
-            if state.registry.setState(entry.state, of: node) {
-                emit(.stateChanged(entry.state), for: node, at: time, in: &state)
+            if let attachedAt = state.registry.setState(entry.state, of: node) {
+                emit(.stateChanged(entry.state), for: node, at: max(time, attachedAt), in: &state)
             }
         case .detach:
             for id in state.registry.detach(node, time: time) { emit(.detached, for: id, at: time, in: &state) }
