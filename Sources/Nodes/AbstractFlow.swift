@@ -22,8 +22,12 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
     private let workers: [Worker]
     /// The node's objects as the tracker sees them (cast once here, not at every attach).
     private let trackedParts: [(object: AnyObject, reporter: TrackedObjectBase?, role: ObjectRole)]
-    /// The same parts for the tracker's one-call attach, when every one reports its own release.
-    private let reportingParts: [NodeTracker.Part]?
+    /// The same parts for the tracker's one-call attach, when every one reports its own release
+    /// (made at the first attach while recording: an untracked app never pays for it).
+    private lazy var reportingParts: [NodeTracker.Part]? = {
+        let reporting = trackedParts.compactMap { part in part.reporter.map { NodeTracker.Part(object: $0, role: part.role) } }
+        return reporting.count == trackedParts.count ? reporting : nil
+    }()
     /// The tracker and leak detector current when the flow was made.
     private let tracker: NodeTracker
     private let leakDetector: LeakDetector
@@ -49,8 +53,6 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         parts += workers.map { ($0, $0 as? TrackedObjectBase, .worker) }
         if viewObject !== contextObject { parts.append((viewObject, viewObject as? TrackedObjectBase, .view)) }
         self.trackedParts = parts
-        let reporting = parts.compactMap { part in part.reporter.map { NodeTracker.Part(object: $0, role: part.role) } }
-        self.reportingParts = reporting.count == parts.count ? reporting : nil
         self.tracker = NodeTracker.current
         self.leakDetector = LeakDetector.current
     }
