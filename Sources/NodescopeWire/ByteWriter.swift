@@ -1,33 +1,21 @@
-/// Stores the protocol's primitive encodings into the bytes of one frame.
+/// Appends the protocol's primitive encodings to a byte array.
 ///
-/// Every integer is little-endian and fixed width. ``FrameEncoder`` grows the caller's buffer by
-/// the frame's computed size and lets the writer fill it in place.
+/// Every integer is little-endian and fixed width. The writer owns the array while it works;
+/// ``FrameEncoder`` swaps the caller's buffer in and out, so nothing is copied.
 struct ByteWriter {
-    // The frame's bytes, already part of the caller's buffer (zeroed) and exactly as long as the
-    // frame: each field is stored in place, with no growth or uniqueness check per byte.
-    private let bytes: UnsafeMutableRawBufferPointer
-    /// How many bytes were written.
-    private(set) var offset = 0
-
-    init(into bytes: UnsafeMutableRawBufferPointer) {
-        self.bytes = bytes
-    }
-
-    /// Whether `count` more bytes fit: a size computed wrongly leaves fields out (and the frame
-    /// malformed, which the tests catch) rather than writing past the frame.
-    private func fits(_ count: Int) -> Bool {
-        assert(offset + count <= bytes.count, "a field past the frame's computed size")
-        return offset + count <= bytes.count
-    }
+    var bytes: [UInt8]
 
     mutating func write<T: FixedWidthInteger & UnsignedInteger>(_ value: T) {
-        guard fits(MemoryLayout<T>.size) else { return }
-        bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
-        offset += MemoryLayout<T>.size
+        // Byte by byte: measured faster than appending the value's bytes as a raw buffer.
+        var remaining = value
+        for _ in 0..<MemoryLayout<T>.size {
+            bytes.append(UInt8(truncatingIfNeeded: remaining))
+            remaining >>= 8
+        }
     }
 
     mutating func write(_ value: Bool) {
-        write(UInt8(value ? 1 : 0))
+        bytes.append(value ? 1 : 0)
     }
 
     /// Writes a `str`: a u16 byte count, then the UTF-8 bytes, cut as ``encodedLength(of:)-(String)`` says.
@@ -36,7 +24,7 @@ struct ByteWriter {
         value.withUTF8 { utf8 in
             let count = ByteWriter.truncatedLength(of: utf8, limit: limit)
             write(UInt16(truncatingIfNeeded: count))
-            copy(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[0..<count])))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<count]))
         }
     }
 
@@ -45,13 +33,7 @@ struct ByteWriter {
     mutating func write(body: [UInt8]) {
         let count = Swift.min(body.count, WireLimits.maxBodyBytes)
         write(UInt32(truncatingIfNeeded: count))
-        body.withUnsafeBytes { copy(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-    }
-
-    private mutating func copy(_ source: UnsafeRawBufferPointer) {
-        guard !source.isEmpty, fits(source.count) else { return }
-        UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<(offset + source.count)]).copyMemory(from: source)
-        offset += source.count
+        body.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count])) }
     }
 
     /// The size of `value` as a `str` field: 2 bytes of count plus the (possibly cut) UTF-8 bytes.

@@ -23,15 +23,13 @@ public struct FrameEncoder: Sendable {
             // Grow geometrically: an exact reservation per frame would reallocate every time.
             buffer.reserveCapacity(Swift.max(needed, buffer.capacity * 2))
         }
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: needed - start))
-        buffer.withUnsafeMutableBytes { bytes in
-            var writer = ByteWriter(into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
-            writer.write(UInt32(truncatingIfNeeded: 1 + payloadSize))
-            writer.write(message.frameType.rawValue)
-            FrameEncoder.writePayload(of: message, to: &writer)
-            assert(writer.offset == needed - start, "payloadSize disagrees with writePayload for \(message.frameType)")
-        }
+        var writer = ByteWriter(bytes: [])
+        swap(&writer.bytes, &buffer)
+        defer { swap(&writer.bytes, &buffer) }
+        writer.write(UInt32(truncatingIfNeeded: 1 + payloadSize))
+        writer.write(message.frameType.rawValue)
+        FrameEncoder.writePayload(of: message, to: &writer)
+        assert(writer.bytes.count == needed, "payloadSize disagrees with writePayload for \(message.frameType)")
     }
 
     /// Returns one complete frame holding `message`.
