@@ -76,6 +76,7 @@ func runHostBenchmarks(quick: Bool) -> [ReportRow] {
     agent.waitUntilFlushed(timeoutNanoseconds: 5_000_000_000)
     let stats = agent.statistics
     let dropped = stats.eventsDropped
+    let registryBytes = registryBytesPerNode(count: quick ? 20_000 : 100_000)
 
     return [
         ReportRow(name: "one event, agent off (not recording)", figure: offEvent.text, target: "one branch"),
@@ -92,29 +93,38 @@ func runHostBenchmarks(quick: Bool) -> [ReportRow] {
             figure: stoppedCycle.text + String(format: " = %.2f× off", stoppedCycle.median / offCycle.median),
             target: "never blocks"),
         ReportRow(
+            name: "host registry memory per live node (4 objects each)",
+            figure: String(format: "%.0f bytes", registryBytes), target: "≤ 128 bytes"),
+        ReportRow(
             name: "agent counters", figure: "sent \(stats.eventsSent), dropped while stopped \(dropped), snapshots \(stats.snapshotsSent)",
             target: "drops counted, resync after"),
     ]
 }
 
-/// Runs `count` attach+detach cycles with the agent connected, for a profiler.
-func profileConnectedCycles(count: Int) {
+/// Runs `count` attach+detach cycles with the agent connected (or off), for a profiler.
+func profileCycles(count: Int, connected: Bool) {
     let directory = benchSocketDirectory()
     let listener = BenchListener(path: directory + "/profile.sock")
     defer {
         unlink(listener.path)
         rmdir(directory)
     }
-    guard let agent = NodescopeAgent.start(socketPath: listener.path, tracker: .shared) else { return }
-    while !agent.isConnected { usleep(1_000) }
-    let root = BenchFlow.make()
-    root._start()
-    for _ in 0..<count {
-        let child = BenchFlow.make()
-        root.attach(starting: child)
-        root.detach(ending: child)
+    let tracker = connected ? NodeTracker.shared : NodeTracker()
+    let agent = connected ? NodescopeAgent.start(socketPath: listener.path, tracker: .shared) : nil
+    if connected {
+        guard let agent else { return }
+        while !agent.isConnected { usleep(1_000) }
     }
-    agent.waitUntilFlushed()
+    NodeTracker.$current.withValue(tracker) {
+        let root = BenchFlow.make()
+        root._start()
+        for _ in 0..<count {
+            let child = BenchFlow.make()
+            root.attach(starting: child)
+            root.detach(ending: child)
+        }
+    }
+    agent?.waitUntilFlushed(timeoutNanoseconds: 30_000_000_000)
 }
 
 /// A fresh private (0700) directory in /tmp for a benchmark's socket.
@@ -122,4 +132,30 @@ func benchSocketDirectory() -> String {
     var template = Array("/tmp/nodescope-bench-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in /tmp") }
     return String(cString: made)
+}
+
+/// The heap that a recording tracker's registry holds per live node (a flow, its context, one
+/// worker and a view), as the growth of resident memory: the nodes' own objects are
+/// made before the first reading.
+func registryBytesPerNode(count: Int) -> Double {
+    let tracker = NodeTracker()
+    tracker.startRecording()
+    let flows = (0..<count).map { _ in BenchFlow.make() }
+    let root = NodeTracker.$current.withValue(tracker) { BenchFlow.make() }
+    NodeTracker.$current.withValue(tracker) { root._start() }
+    _ = tracker.currentSequence
+    let before = residentBytes()
+    let parts: [[NodeTracker.Part]] = flows.map { flow in
+        [NodeTracker.Part(object: flow.context, role: .context)]
+            + flow.context.workers.compactMap { $0 as? TrackedObjectBase }.map { NodeTracker.Part(object: $0, role: .worker) }
+            + [NodeTracker.Part(object: flow.viewController, role: .view)]
+    }
+    let partsBytes = residentBytes() - before
+    for (flow, flowParts) in zip(flows, parts) {
+        tracker.attach(flow, role: .flow, parts: flowParts, parent: root.nodeID, kind: .flow, name: "BenchFlow", site: nil)
+    }
+    _ = tracker.currentSequence
+    let after = residentBytes()
+    withExtendedLifetime((flows, parts, root)) {}
+    return Double(after - before - partsBytes) / Double(count)
 }

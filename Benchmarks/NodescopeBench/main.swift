@@ -11,9 +11,12 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "memory-probe" {
     exit(0)
 }
 
-if arguments.contains("profile-cycles") {
-    // For profilers (valgrind --tool=callgrind): connected attach+detach cycles only.
-    profileConnectedCycles(count: 20_000)
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "profile-cycles" {
+    // For profilers (valgrind --tool=callgrind): attach+detach cycles only, the agent connected
+    // (or `off`). Usage: nodescope-bench profile-cycles [off|connected] [count]
+    let connected = CommandLine.arguments.count < 3 || CommandLine.arguments[2] != "off"
+    let count = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 20_000 : 20_000
+    profileCycles(count: count, connected: connected)
     exit(0)
 }
 

@@ -22,6 +22,12 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
     private let workers: [Worker]
     /// The node's objects as the tracker sees them (cast once here, not at every attach).
     private let trackedParts: [(object: AnyObject, reporter: TrackedObjectBase?, role: ObjectRole)]
+    /// The same parts for the tracker's one-call attach, when every one reports its own release
+    /// (made at the first attach while recording: an untracked app never pays for it).
+    private lazy var reportingParts: [NodeTracker.Part]? = {
+        let reporting = trackedParts.compactMap { part in part.reporter.map { NodeTracker.Part(object: $0, role: part.role) } }
+        return reporting.count == trackedParts.count ? reporting : nil
+    }()
     /// The tracker and leak detector current when the flow was made.
     private let tracker: NodeTracker
     private let leakDetector: LeakDetector
@@ -154,6 +160,11 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         activeLeakDetector = parentDetector ?? (leakDetector === LeakDetector.shared ? LeakDetector.current : leakDetector)
         let tracker = parent?.tracker ?? (self.tracker === NodeTracker.shared ? NodeTracker.current : self.tracker)
         guard tracker.isRecording else { return }
+        if let reportingParts {
+            tracker.attach(
+                self, role: .flow, parts: reportingParts, parent: parent?.node, kind: .flow, name: nodeName, site: site)
+            return
+        }
         let id = tracker.attach(
             self, role: .flow, parent: parent?.node, kind: .flow, name: nodeName, findableByObject: false, site: site)
         for part in trackedParts where part.object !== self {

@@ -106,10 +106,11 @@ struct NodeRegistry {
         return index
     }
 
-    mutating func setState(_ state: NodeState, of node: NodeID) -> Bool {
-        guard let slot = slots[node.rawValue] else { return false }
+    /// Sets the node's state; returns its attach time, or nil when the node is unknown.
+    mutating func setState(_ state: NodeState, of node: NodeID) -> UInt64? {
+        guard let slot = slots[node.rawValue] else { return nil }
         records[slot].state = state
-        return true
+        return records[slot].attachedAt
     }
 
     /// Detaches `node` and, deepest first, any descendant still attached. Returns the ids in

@@ -18,6 +18,14 @@ import Synchronization
 ///
 /// Thread safety: every method may be called from any thread. Sinks are called in sequence
 /// order under the tracker's lock.
+///
+/// What the app's thread pays: while the only sink is the agent (or there is none), a state
+/// change, a detach, a release and the runtime's attach (``attach(_:role:parts:parent:kind:name:site:)``)
+/// only append a fixed-size entry to an ``EventLog``; whoever next holds the lock (the agent's
+/// writer thread, a reader such as ``snapshot()``, or a producer that finds the log full)
+/// applies the entries to the registry and hands the events to the sinks, in order. Every
+/// reading method applies what was recorded before it, so it sees every change made before the
+/// call. Other sinks (a test's recording) are called synchronously, as they always were.
 public final class NodeTracker: Sendable {
     /// The process-wide tracker that the runtime reports to and the agent reads.
     ///
@@ -37,7 +45,6 @@ public final class NodeTracker: Sendable {
         var registry = NodeRegistry()
         var sequence: UInt64 = 0
         var sinks: [any DebugSink] = []
-        var typeNames: [ObjectIdentifier: String] = [:]
         /// Every test that nodes were attached under, in order, for snapshots: a collector that
         /// connects late still learns of the tests that ran before (at most ``maxTests``).
         var tests: [TestIdentity] = []
@@ -48,8 +55,17 @@ public final class NodeTracker: Sendable {
     static let maxTests = 100_000
 
     private let recording = Atomic<Bool>(false)
+    /// Whether a sink other than the agent's is registered: then every change is applied and
+    /// handed to the sinks on the calling thread.
+    private let sinksAreSynchronous = Atomic<Bool>(false)
     private let state = Mutex(State())
     private let poller = ReleasePoller()
+    /// The changes recorded but not yet applied to the registry.
+    private let log = EventLog(capacity: 8_192)
+    /// Set by the consumer (the agent's writer) while it sleeps for want of work: the next
+    /// change wakes it through ``consumerWake``.
+    let consumerIdle = Atomic<Bool>(false)
+    private let consumerWake = Mutex<WakeSignal?>(nil)
 
     /// Creates a tracker that is not recording.
     public init() {}
@@ -72,18 +88,41 @@ public final class NodeTracker: Sendable {
     /// Stops recording and forgets the tree and the sinks.
     public func stopRecording() {
         recording.store(false, ordering: .releasing)
-        state.withLock { $0 = State() }
+        state.withLock { state in
+            log.drain(through: log.reservedEnd) { _ in }
+            state = State()
+        }
     }
 
     /// Adds a sink and starts recording.
     public func addSink(_ sink: any DebugSink) {
-        state.withLock { $0.sinks.append(sink) }
+        withApplied { state in
+            state.sinks.append(sink)
+            sinksAreSynchronous.store(state.sinks.contains { !($0 is AgentFeed) }, ordering: .releasing)
+        }
         startRecording()
     }
 
     /// Removes a sink added before.
     public func removeSink(_ sink: any DebugSink) {
-        state.withLock { $0.sinks.removeAll { $0 === sink } }
+        withApplied { state in
+            state.sinks.removeAll { $0 === sink }
+            sinksAreSynchronous.store(state.sinks.contains { !($0 is AgentFeed) }, ordering: .releasing)
+        }
+    }
+
+    /// Sets what wakes the consumer of the log (the agent's writer) when it sleeps idle.
+    func setConsumerWake(_ wake: WakeSignal?) {
+        consumerWake.withLock { $0 = wake }
+    }
+
+    /// Whether changes were recorded that have not been applied yet.
+    var hasUnappliedChanges: Bool { log.hasReserved }
+
+    /// Applies every change recorded so far to the registry, handing its events to the sinks.
+    /// The agent's writer calls this each round.
+    func applyRecorded() {
+        withApplied { _ in }
     }
 
     // MARK: Reporting
@@ -136,6 +175,79 @@ public final class NodeTracker: Sendable {
             findableByObject: findableByObject, site: site)
     }
 
+    /// One object of a node that the runtime registers together with its attach.
+    public struct Part {
+        /// The object, which reports its own release.
+        public let object: TrackedObjectBase
+        /// Its role in the node.
+        public let role: ObjectRole
+
+        /// A part.
+        public init(object: TrackedObjectBase, role: ObjectRole) {
+            self.object = object
+            self.role = role
+        }
+    }
+
+    /// Attaches a new node whose principal object is `object` together with its other objects
+    /// (`parts`, objects 1, 2, …), all of which report their own release: the runtime's attach,
+    /// which costs the calling thread one append of a few fixed-size entries. The node cannot
+    /// be found by its object (see ``node(for:)``).
+    @discardableResult
+    public func attach(
+        _ object: TrackedObjectBase, role: ObjectRole, parts: [Part], parent: NodeID?, kind: NodeKind, name: String?,
+        site: AttachSite?
+    ) -> NodeID {
+        let id = NodeID.next()
+        guard isRecording else { return id }
+        let origin = NodeOrigin(site: site, test: TestIdentity.current)
+        if !sinksAreSynchronous.load(ordering: .relaxed), Self.arePristine(object, parts),
+            let reservation = log.reserve(parts.count + 2)
+        {
+            let ticket = reservation.ticket
+            let time = MonotonicClock.now()
+            log.publish(
+                LogEntry(
+                    operation: .attach, index: UInt16(parts.count + 1), node: id, time: time, type: Swift.type(of: object),
+                    details: LogEntry.Details(parent: parent, kind: kind, role: role, name: name, origin: origin)),
+                at: ticket)
+            log.publish(
+                LogEntry(
+                    operation: .object, index: 0, node: id, time: time, type: Swift.type(of: object),
+                    address: ObfuscatedAddress(object),
+                    details: LogEntry.Details(kind: kind, role: role, origin: .unknown)), at: ticket &+ 1)
+            object.trackingHandle = TrackingHandle(tracker: self, node: id, index: 0)
+            for (offset, part) in parts.enumerated() {
+                let index = UInt16(offset + 1)
+                log.publish(
+                    LogEntry(
+                        operation: .object, index: index, node: id, time: time, type: Swift.type(of: part.object),
+                        address: ObfuscatedAddress(part.object),
+                        details: LogEntry.Details(kind: kind, role: part.role, origin: .unknown)),
+                    at: ticket &+ UInt64(offset + 2))
+                part.object.trackingHandle = TrackingHandle(tracker: self, node: id, index: index)
+            }
+            wakeConsumer(reservation)
+            return id
+        }
+        _ = attachNode(
+            object, id: id, reporter: object, role: role, parent: parent, kind: kind, name: name,
+            findableByObject: false, site: site, origin: origin)
+        for part in parts where part.object !== object { watch(part.object, role: part.role, in: id) }
+        return id
+    }
+
+    /// Whether the objects are distinct and none is registered yet: then each takes a handle
+    /// of the new node (otherwise the locked path decides who watches what).
+    private static func arePristine(_ object: TrackedObjectBase, _ parts: [Part]) -> Bool {
+        guard object.trackingHandle == nil, parts.count <= 16 else { return false }
+        for (offset, part) in parts.enumerated() {
+            guard part.object.trackingHandle == nil, part.object !== object else { return false }
+            for other in parts[..<offset] where other.object === part.object { return false }
+        }
+        return true
+    }
+
     /// Attaches a new node under the node whose principal object is `parentObject`.
     @discardableResult
     public func attach(
@@ -164,23 +276,19 @@ public final class NodeTracker: Sendable {
     }
 
     private func attachNode(
-        _ object: AnyObject, reporter: TrackedObject?, role: ObjectRole, parent: NodeID?, kind: NodeKind,
-        name: String?, findableByObject: Bool, site: AttachSite?
+        _ object: AnyObject, id: NodeID = .next(), reporter: TrackedObject?, role: ObjectRole, parent: NodeID?,
+        kind: NodeKind, name: String?, findableByObject: Bool, site: AttachSite?, origin knownOrigin: NodeOrigin? = nil
     ) -> NodeID {
-        let id = NodeID.next()
         guard isRecording else { return id }
         let principal = findableByObject ? WeakReference(object) : nil
-        let type = ObjectIdentifier(Swift.type(of: object))
-        let origin = NodeOrigin(site: site, test: TestIdentity.current)
-        state.withLock { state in
-            let nodeName = name ?? Self.typeName(type, of: object, in: &state)
+        let origin = knownOrigin ?? NodeOrigin(site: site, test: TestIdentity.current)
+        withApplied { state in
+            let nodeName = name ?? TypeNameCache.shared.name(of: Swift.type(of: object))
             let change = state.registry.attach(
                 id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal,
                 origin: origin)
-            if let test = origin.test, state.tests.count < Self.maxTests, state.testIDs.insert(test.id).inserted {
-                state.tests.append(test)
-            }
-            Self.emit(change, for: id, origin: origin, in: &state)
+            Self.noteTest(origin.test, in: &state)
+            emit(change, for: id, origin: origin, in: &state)
         }
         add(object, reporter: reporter, role: role, in: id)
         return id
@@ -191,16 +299,15 @@ public final class NodeTracker: Sendable {
         let owner = reporter?.trackingHandle
         let weak = reporter == nil || owner != nil ? WeakReference(object) : nil
         let address = ObfuscatedAddress(object)
-        let type = ObjectIdentifier(Swift.type(of: object))
-        let index: UInt16? = state.withLock { state in
+        let typeName = TypeNameCache.shared.name(of: Swift.type(of: object))
+        let index: UInt16? = withApplied { state in
             let ownedElsewhere = owner.map { $0.tracker === self && state.registry.contains($0.node) } ?? false
             let usesHandle = reporter != nil && !ownedElsewhere
-            let typeName = Self.typeName(type, of: object, in: &state)
             guard
                 let index = state.registry.addObject(
                     to: node, role: role, typeName: typeName, weak: usesHandle ? nil : weak, address: address)
             else { return nil }
-            Self.emit(.objectAdded(index: index, role: role, typeName: typeName), for: node, in: &state)
+            emit(.objectAdded(index: index, role: role, typeName: typeName), for: node, in: &state)
             return usesHandle ? index : nil
         }
         if let index, let reporter {
@@ -210,16 +317,16 @@ public final class NodeTracker: Sendable {
 
     /// The display name of an object's type, cached per type (demangling is slow).
     public func typeName(of object: AnyObject) -> String {
-        let type = ObjectIdentifier(Swift.type(of: object))
-        return state.withLock { Self.typeName(type, of: object, in: &$0) }
+        TypeNameCache.shared.name(of: Swift.type(of: object))
     }
 
     /// Records a lifecycle state of `node`.
     public func setState(_ newState: NodeState, of node: NodeID) {
         guard isRecording else { return }
-        state.withLock { state in
-            guard state.registry.setState(newState, of: node) else { return }
-            Self.emit(.stateChanged(newState), for: node, in: &state)
+        if record(LogEntry(operation: .state, state: newState, node: node, time: 0), coarse: true) { return }
+        withApplied { state in
+            guard state.registry.setState(newState, of: node) != nil else { return }
+            emit(.stateChanged(newState), for: node, in: &state)
         }
     }
 
@@ -227,9 +334,10 @@ public final class NodeTracker: Sendable {
     /// expected to be released.
     public func detach(_ node: NodeID) {
         guard isRecording else { return }
-        let hasPending = state.withLock { state in
+        if record(LogEntry(operation: .detach, node: node, time: 0)) { return }
+        let hasPending = withApplied { state in
             for id in state.registry.detach(node, time: MonotonicClock.now()) {
-                Self.emit(.detached, for: id, in: &state)
+                emit(.detached, for: id, in: &state)
             }
             return !state.registry.pending.isEmpty
         }
@@ -246,7 +354,7 @@ public final class NodeTracker: Sendable {
     public func node(for object: AnyObject) -> NodeID? {
         guard isRecording else { return nil }
         let key = ObfuscatedAddress(object)
-        guard let entry = state.withLock({ $0.registry.principal(key) }), entry.object.refers(to: object) else {
+        guard let entry = withApplied({ $0.registry.principal(key) }), entry.object.refers(to: object) else {
             return nil
         }
         return entry.node
@@ -255,9 +363,10 @@ public final class NodeTracker: Sendable {
     /// Records that object `index` of `node` was deallocated. ``TrackingHandle`` calls this.
     func objectReleased(node: NodeID, index: UInt16) {
         guard isRecording else { return }
-        state.withLock { state in
+        if record(LogEntry(operation: .release, index: index, node: node, time: 0)) { return }
+        withApplied { state in
             guard let (role, typeName) = state.registry.release(node, index: index) else { return }
-            Self.emit(.released(index: index, role: role, typeName: typeName), for: node, in: &state)
+            emit(.released(index: index, role: role, typeName: typeName), for: node, in: &state)
         }
     }
 
@@ -268,19 +377,19 @@ public final class NodeTracker: Sendable {
         _ = pollReleases()
         // Only a reference to the records is taken under the lock; sorting and building the
         // snapshot (most of the work on a big tree) happen without holding up the app.
-        let (records, sequence, tests) = state.withLock { ($0.registry.currentRecords, $0.sequence, $0.tests) }
+        let (records, sequence, tests) = withApplied { ($0.registry.currentRecords, $0.sequence, $0.tests) }
         return TreeSnapshot(sequence: sequence, nodes: NodeRegistry.snapshotNodes(of: records), tests: tests)
     }
 
     /// The sequence number of the latest event.
     public var currentSequence: UInt64 {
-        state.withLock { $0.sequence }
+        withApplied { $0.sequence }
     }
 
     /// Detached nodes that still have live objects, with their detach times (host monotonic ns).
     public func detachedAwaitingRelease() -> [(node: NodeID, detachedAt: UInt64)] {
         _ = pollReleases()
-        return state.withLock { $0.registry.detachedAlive() }
+        return withApplied { $0.registry.detachedAlive() }
     }
 
     /// Checks weak-watched objects of detached nodes now, emitting a release for each one gone.
@@ -301,18 +410,23 @@ public final class NodeTracker: Sendable {
     /// It also returns the detach time of the earliest detached node with an object alive whose
     /// holders have not been explained (see ``retainerQuery(detachedBy:maxObjects:)``).
     func pollReleasesWithHorizon() -> (pending: Int, horizon: UInt64, oldestUnexplained: UInt64?) {
-        let (candidates, horizon, oldest) = state.withLock { state in
-            (state.registry.pendingReferences(), MonotonicClock.now(), state.registry.oldestUnexplained())
+        // The time first, then the end of what was reserved, both before applying: a change
+        // reserved later reads its time later, so it is stamped after the horizon, and every
+        // change reserved before is applied (waiting for one being written) before this returns.
+        let horizon = MonotonicClock.now()
+        let end = log.reservedEnd
+        let (candidates, oldest) = withApplied(through: end) { state in
+            (state.registry.pendingReferences(), state.registry.oldestUnexplained())
         }
         guard !candidates.isEmpty else { return (0, horizon, oldest) }
         // Outside the lock: a weak load may end an object's life, and its deinit may report.
         let gone = candidates.filter { $0.reference?.isReleased ?? true }.map(\.entry)
-        let (pending, oldestUnexplained) = state.withLock { state in
+        let (pending, oldestUnexplained) = withApplied { state in
             // A release noticed by polling happened after the object was last seen alive, and
             // is stamped with that time: never later than the release, so a release made within
             // its grace never reads as late, however late the poll came.
             for released in state.registry.applyDeallocated(gone, pollStart: horizon) {
-                Self.emit(
+                emit(
                     .released(index: released.index, role: released.role, typeName: released.typeName),
                     for: released.node, at: released.time, in: &state)
             }
@@ -326,7 +440,7 @@ public final class NodeTracker: Sendable {
     /// The detach time of the earliest detached node with an object alive whose holders have
     /// not been explained.
     func oldestUnexplained() -> UInt64? {
-        state.withLock { $0.registry.oldestUnexplained() }
+        withApplied { $0.registry.oldestUnexplained() }
     }
 
     /// Explains what holds the alive objects of the detached nodes detached at or before
@@ -350,7 +464,7 @@ public final class NodeTracker: Sendable {
     /// Call it from a thread whose stack holds no reference that should count.
     public func explain(_ nodes: [NodeID], with analysis: RetainerAnalysis) -> ([RetainersFrame], ExplainOutcome) {
         #if os(Linux)
-        let records = state.withLock { $0.registry.currentRecords }
+        let records = withApplied { $0.registry.currentRecords }
         let query = RetainerQuery(explaining: Set(nodes), in: records)
         guard !query.targets.isEmpty else { return ([], .nothingAlive) }
         let frames = analysis.explain(
@@ -369,7 +483,7 @@ public final class NodeTracker: Sendable {
     ///
     /// Every address in it is obfuscated: the lists are in memory when the analysis copies it.
     func retainerQuery(detachedBy: UInt64, maxObjects: Int) -> RetainerQuery {
-        let (nodes, records) = state.withLock { state -> ([NodeID], [NodeRegistry.Record]) in
+        let (nodes, records) = withApplied { state -> ([NodeID], [NodeRegistry.Record]) in
             let nodes = state.registry.takeUnexplained(detachedBy: detachedBy, maxObjects: maxObjects)
             return (nodes, nodes.isEmpty ? [] : state.registry.currentRecords)
         }
@@ -378,8 +492,106 @@ public final class NodeTracker: Sendable {
 
     // MARK: Private
 
+    /// Records a change in the log for whoever applies it next; false when the change must be
+    /// applied here (a synchronous sink is registered, or the log is full).
+    @inline(__always)
+    private func record(_ entry: consuming LogEntry, coarse: Bool = false) -> Bool {
+        guard !sinksAreSynchronous.load(ordering: .relaxed), let reservation = log.reserve(1) else { return false }
+        // Stamped after the reservation: see pollReleasesWithHorizon(). A state change takes the
+        // coarse clock (no verdict depends on its time; it is made no earlier than the node's
+        // attach when applied).
+        entry.time = coarse ? MonotonicClock.coarseNow() : MonotonicClock.now()
+        log.publish(entry, at: reservation.ticket)
+        wakeConsumer(reservation)
+        return true
+    }
+
+    /// Wakes the consumer when it sleeps idle, or when the log is half full (a consumer
+    /// pausing between heartbeats would otherwise let it fill up).
+    @inline(__always)
+    private func wakeConsumer(_ reservation: EventLog.Reservation) {
+        if reservation.reachesHalf {
+            consumerIdle.store(false, ordering: .relaxed)
+            consumerWake.withLock { $0 }?.signal()
+        } else {
+            wakeConsumerIfIdle()
+        }
+    }
+
+    /// Wakes the agent's writer if it sleeps for want of work. (After a reservation, which is
+    /// sequentially consistent: the writer sets the flag before it looks at the log one last
+    /// time, so one of the two sees the other.)
+    @inline(__always)
+    private func wakeConsumerIfIdle() {
+        guard consumerIdle.load(ordering: .sequentiallyConsistent) else { return }
+        if consumerIdle.exchange(false, ordering: .sequentiallyConsistent) {
+            consumerWake.withLock { $0 }?.signal()
+        }
+    }
+
+    /// Runs `body` under the lock once every change recorded before (every one reserved before
+    /// `end`, waiting for those being written, when given) is applied.
+    private func withApplied<Result>(through end: UInt64? = nil, _ body: (inout State) -> Result) -> Result {
+        let (result, wakePoller) = state.withLock { state in
+            let wakePoller = applyLog(through: end, to: &state)
+            return (body(&state), wakePoller)
+        }
+        if wakePoller { poller.wake(self) }
+        return result
+    }
+
+    /// Applies the logged changes; returns whether a detach left weak-watched objects to poll.
+    private func applyLog(through end: UInt64?, to state: inout State) -> Bool {
+        var detached = false
+        log.drain(through: end) { entry in
+            if apply(entry, to: &state) { detached = true }
+        }
+        return detached && !state.registry.pending.isEmpty
+    }
+
+    /// Applies one logged change as the locked path would have; returns whether it was a detach.
+    private func apply(_ entry: borrowing LogEntry, to state: inout State) -> Bool {
+        let (node, time) = (entry.node, entry.time)
+        switch entry.operation {
+        case .attach:
+            guard let details = entry.details else { return false }
+            let name = details.name ?? entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
+            let change = state.registry.attach(
+                node, parent: details.parent, kind: details.kind, name: name, time: time, principal: nil,
+                origin: details.origin)
+            Self.noteTest(details.origin.test, in: &state)
+            emit(change, for: node, at: time, origin: details.origin, in: &state)
+        case .object:
+            guard let details = entry.details else { return false }
+            let typeName = entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
+            if let index = state.registry.addObject(
+                to: node, role: details.role, typeName: typeName, weak: nil, address: entry.address)
+            {
+                emit(.objectAdded(index: index, role: details.role, typeName: typeName), for: node, at: time, in: &state)
+            }
+        case .state:
+            if let attachedAt = state.registry.setState(entry.state, of: node) {
+                emit(.stateChanged(entry.state), for: node, at: max(time, attachedAt), in: &state)
+            }
+        case .detach:
+            for id in state.registry.detach(node, time: time) { emit(.detached, for: id, at: time, in: &state) }
+            return true
+        case .release:
+            if let (role, typeName) = state.registry.release(node, index: entry.index) {
+                emit(.released(index: entry.index, role: role, typeName: typeName), for: node, at: time, in: &state)
+            }
+        }
+        return false
+    }
+
+    private static func noteTest(_ test: TestIdentity?, in state: inout State) {
+        if let test, state.tests.count < Self.maxTests, state.testIDs.insert(test.id).inserted {
+            state.tests.append(test)
+        }
+    }
+
     /// Numbers a change and hands it to the sinks, stamped now unless a time is given.
-    private static func emit(
+    private func emit(
         _ change: DebugInformation.Change, for node: NodeID, at time: UInt64? = nil, origin: NodeOrigin? = nil,
         in state: inout State
     ) {
@@ -388,12 +600,6 @@ public final class NodeTracker: Sendable {
         let event = DebugInformation(
             sequence: state.sequence, time: time ?? MonotonicClock.now(), node: node, change: change, origin: origin)
         for sink in state.sinks { sink.receive(event) }
-    }
-
-    private static func typeName(_ key: ObjectIdentifier, of object: AnyObject, in state: inout State) -> String {
-        if let cached = state.typeNames[key] { return cached }
-        let name = String(describing: Swift.type(of: object))
-        state.typeNames[key] = name
-        return name
+        wakeConsumerIfIdle()
     }
 }

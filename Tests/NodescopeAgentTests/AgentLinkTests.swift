@@ -408,12 +408,26 @@ struct AgentLinkTests {
         simulation.run(until: at(2_800 * ms))
         let answer = try #require(simulation.answers.first)
         #expect(answer.frame.requestID == 1)
-        // The writer reads the socket at least every idle interval (100 ms).
-        #expect(answer.time >= asked && answer.time <= asked + AgentLink.idleInterval + simulation.explainDuration + ms)
+        // The writer reads the socket at least every heartbeat while a grace is pending, and
+        // an idle writer wakes on the request itself.
+        #expect(
+            answer.time >= asked && answer.time <= asked + AgentLink.heartbeatInterval + simulation.explainDuration + ms)
         // The answer is written in the round after it, not held until the next event.
         #expect(simulation.completeWrites.contains { $0 >= answer.time && $0 < answer.time + ms })
         // Its grace had not run out: the leak is not explained on its own yet.
         #expect(simulation.explanations.isEmpty)
+    }
+
+    @Test func anIdleWriterSleepsWithoutATimerAndWakesOnARequest() throws {
+        var simulation = connected(holdsExit: false)
+        simulation.run(until: at(2 * second))
+        // Idle, the writer's sleep is long: only work (an event, the socket) ends it.
+        #expect(AgentLink.idleInterval >= 10 * second)
+        let asked = at(5 * second)
+        simulation.requests = [(asked, ExplainFrame(requestID: 1, nodeIDs: [7]))]
+        simulation.run(until: at(6 * second))
+        let answer = try #require(simulation.answers.first)
+        #expect(answer.time >= asked && answer.time <= asked + simulation.explainDuration + ms)
     }
 
     @Test func requestsBeyondFourWaitingAreLetGo() {

@@ -163,6 +163,8 @@ struct LinkSimulation {
             var wakeAt = min(until, end)
             for request in [exitAt, stopAt].compactMap({ $0 }) where request > now { wakeAt = min(wakeAt, request) }
             if wakeOnEvent, connected, let next = appEvents.map(\.at).filter({ $0 > now }).min() { wakeAt = min(wakeAt, next) }
+            // An idle writer also waits on the socket: a request wakes it.
+            if wakeOnEvent, connected, let next = requests.map(\.at).filter({ $0 > now }).min() { wakeAt = min(wakeAt, next) }
             now = max(now, wakeAt)
         case .log(let line):
             logs.append(line)

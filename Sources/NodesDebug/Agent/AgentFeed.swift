@@ -10,27 +10,23 @@ import Synchronization
 final class AgentFeed: DebugSink, Sendable {
     /// The bounded hand-off to the writer thread.
     let queue: EventQueue
-    /// Wakes the writer thread (an event while it idles, a stop, an exit, a flush wait).
-    let wake = ThreadSignal()
+    /// Wakes the writer thread (work while it idles, a stop, an exit, a flush wait).
+    let wake = WakeSignal()
     /// Whether a collector accepted the connection: events are queued only then.
     let connected = Atomic<Bool>(false)
-    /// Whether the writer sleeps long with nothing to do, so that the next event wakes it.
-    let idle = Atomic<Bool>(false)
 
     /// A feed whose queue holds `capacity` events (rounded up to a power of two).
     init(capacity: Int) {
         queue = EventQueue(capacity: capacity)
     }
 
-    /// Queues one event for the writer. Called by the tracker under its lock; never blocks.
+    /// Queues one event for the writer. Called under the tracker's lock by whoever applies its
+    /// changes (mostly the writer itself); never blocks. (The tracker wakes an idle writer.)
     @inline(__always)
     func receive(_ event: DebugInformation) {
         guard connected.load(ordering: .relaxed) else { return }
         let count = queue.enqueue(event)
-        // Wake the writer only when it sleeps long, or when the queue is half full.
-        if idle.load(ordering: .relaxed) || count == queue.capacity / 2 {
-            idle.store(false, ordering: .relaxed)
-            wake.signal()
-        }
+        // A writer busy elsewhere (a slow socket) is woken when the queue is half full.
+        if count == queue.capacity / 2 { wake.signal() }
     }
 }

@@ -59,8 +59,9 @@ struct AgentLink {
     static let heartbeatInterval: UInt64 = 50_000_000
     /// The pause between rounds while events are still queued.
     static let busyInterval: UInt64 = 2_000_000
-    /// The pause between rounds when nothing is pending; an event queued meanwhile wakes it.
-    static let idleInterval: UInt64 = 100_000_000
+    /// The longest pause between rounds when nothing is pending: work wakes the writer (a
+    /// change recorded, the collector's request or its end on the socket), not this timer.
+    static let idleInterval: UInt64 = 30_000_000_000
     /// How often an exit hold looks at what is still awaiting release.
     static let holdCheckInterval: UInt64 = 2_000_000
     /// How long the goodbye of a normal exit may take to be written.

@@ -55,9 +55,19 @@ struct AgentWriter {
         switch action {
         case .sleep(let until, let wakeOnEvent):
             if let request = feedRequest() { return request }
-            if wakeOnEvent { feed.idle.store(true, ordering: .relaxed) }
             let now = MonotonicClock.now()
-            if until > now { feed.wake.wait(nanoseconds: until &- now) }
+            guard wakeOnEvent else {
+                if until > now { feed.wake.wait(nanoseconds: until &- now) }
+                return link.tick(now: MonotonicClock.now())
+            }
+            // Idle: sleep until there is work (a change recorded, an event queued, the
+            // collector's request or its end on the socket), not on a short timer. The flag
+            // goes up before the last look at the log, so a change recorded meanwhile wakes us.
+            tracker.consumerIdle.store(true, ordering: .sequentiallyConsistent)
+            if !tracker.hasUnappliedChanges, feed.queue.isEmpty, until > now {
+                feed.wake.wait(nanoseconds: until &- now, orReadable: connection?.descriptor)
+            }
+            tracker.consumerIdle.store(false, ordering: .relaxed)
             return link.tick(now: MonotonicClock.now())
         case .log(let line):
             StandardError.write("[nodescope] \(line)\n")
@@ -86,6 +96,8 @@ struct AgentWriter {
             return link.releasesPolled(
                 horizon: polled.horizon, oldestUnexplained: polled.oldestUnexplained, now: MonotonicClock.now())
         case .takeEvents:
+            // The changes the app's threads recorded become events here, off their threads.
+            tracker.applyRecorded()
             let dropped = feed.queue.take(into: &batch)
             if dropped > 0 { control.statistics.withLock { $0.eventsDropped &+= dropped } }
             return link.eventsTaken(dropped: dropped, now: MonotonicClock.now())

@@ -12,6 +12,9 @@ struct CollectorConnection {
     private var outgoing: [UInt8] = []
     private var sentOffset = 0
 
+    /// The socket's file descriptor, for waiting until the collector sends something.
+    var descriptor: Int32 { socket.descriptor }
+
     /// A connection over `socket`, with nothing encoded yet.
     init(socket: UnixSocketClient) {
         self.socket = socket

@@ -8,9 +8,18 @@ import NodescopeWire
 ///
 /// A new connection needs a new encoder: string, site and test ids are per connection.
 struct HostStreamEncoder {
+    private struct RecentString {
+        /// Kept so that the bits stay this string's: its storage cannot be reused meanwhile.
+        var string: String
+        var bits: (UInt64, UInt64)
+        var id: UInt32
+    }
+
     private var encoder = FrameEncoder()
     private var strings: [String: UInt32] = [:]
     private var nextStringID: UInt32 = 1
+    /// Recently interned strings by a hash of their bits (see `intern`).
+    private var recent = [RecentString?](repeating: nil, count: 32)
     private var sites: [SiteKey: UInt32] = [:]
     private var tests: [UInt64: UInt32] = [:]
     /// Whether the connection speaks version 2, which carries node origins.
@@ -143,11 +152,22 @@ struct HostStreamEncoder {
     }
 
     private mutating func intern(_ string: String, into buffer: inout [UInt8]) -> UInt32 {
-        if let id = strings[string] { return id }
-        let id = nextStringID
-        nextStringID &+= 1
-        strings[string] = id
-        encoder.encode(.defineString(DefineStringFrame(stringID: id, value: string)), into: &buffer)
+        // Most strings of a stream repeat (kinds, roles, a few type names): a small cache of
+        // recent ones, compared by their bits, spares hashing them. Equal bits are the same
+        // string: the same small string inline, or the same storage, which the cache keeps alive.
+        let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
+        let slot = Int(truncatingIfNeeded: ((bits.0 ^ bits.1) &* 0x9E37_79B9_7F4A_7C15) >> 59)
+        if let cached = recent[slot], cached.bits == bits { return cached.id }
+        let id: UInt32
+        if let known = strings[string] {
+            id = known
+        } else {
+            id = nextStringID
+            nextStringID &+= 1
+            strings[string] = id
+            encoder.encode(.defineString(DefineStringFrame(stringID: id, value: string)), into: &buffer)
+        }
+        recent[slot] = RecentString(string: string, bits: bits, id: id)
         return id
     }
 }

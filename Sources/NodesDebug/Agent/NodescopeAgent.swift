@@ -90,6 +90,7 @@ public final class NodescopeAgent: Sendable {
             return agent
         }
         guard let agent else { return nil }
+        tracker.setConsumerWake(agent.feed.wake)
         tracker.addSink(agent.feed)
         if exitHookInstalled.setIfClear() {
             atexit { NodescopeAgent.current?.finishAtExit() }
@@ -114,6 +115,7 @@ public final class NodescopeAgent: Sendable {
     /// Stops the agent: says goodbye to the collector and lets the process run untracked by it.
     public func stop() {
         tracker.removeSink(feed)
+        tracker.setConsumerWake(nil)
         control.stop.set()
         feed.wake.signal()
         Self.running.withLock { if $0 === self { $0 = nil } }

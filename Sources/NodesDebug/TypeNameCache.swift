@@ -1,0 +1,63 @@
+import Synchronization
+
+/// The display names of types, each demangled once per process and then read without a lock:
+/// an open-addressing table of type pointers whose names are written before their key is
+/// published. A full table (more types than slots) falls back to a locked dictionary.
+final class TypeNameCache: @unchecked Sendable {
+    // Unchecked because the names sit in raw storage: a name is written once, under `writer`,
+    // before its key's release store, and never changed or freed while the cache lives.
+    private static let slotCount = 4_096
+    private let keys: UnsafeMutablePointer<Atomic<UInt>>
+    private let names: UnsafeMutablePointer<String>
+    private let writer = Mutex<[ObjectIdentifier: String]>([:])
+
+    /// The cache of the process.
+    static let shared = TypeNameCache()
+
+    private init() {
+        keys = .allocate(capacity: Self.slotCount)
+        names = .allocate(capacity: Self.slotCount)
+        for index in 0..<Self.slotCount { (keys + index).initialize(to: Atomic(0)) }
+    }
+
+    /// The name of `type`, as `String(describing:)` writes it.
+    @inline(__always)
+    func name(of type: AnyObject.Type) -> String {
+        let bits = UInt(bitPattern: Int(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self)))
+        var slot = Self.slot(of: bits)
+        for _ in 0..<8 {
+            let found = keys[slot].load(ordering: .acquiring)
+            if found == bits { return names[slot] }
+            if found == 0 { break }
+            slot = (slot &+ 1) & (Self.slotCount - 1)
+        }
+        return insert(type, bits: bits)
+    }
+
+    private func insert(_ type: AnyObject.Type, bits: UInt) -> String {
+        writer.withLock { overflow in
+            var slot = Self.slot(of: bits)
+            for _ in 0..<8 {
+                let found = keys[slot].load(ordering: .acquiring)
+                if found == bits { return names[slot] }
+                if found == 0 {
+                    let name = String(describing: type)
+                    (names + slot).initialize(to: name)
+                    keys[slot].store(bits, ordering: .releasing)
+                    return name
+                }
+                slot = (slot &+ 1) & (Self.slotCount - 1)
+            }
+            if let name = overflow[ObjectIdentifier(type)] { return name }
+            let name = String(describing: type)
+            overflow[ObjectIdentifier(type)] = name
+            return name
+        }
+    }
+
+    @inline(__always)
+    private static func slot(of bits: UInt) -> Int {
+        // Fibonacci hashing of the pointer (its low bits are alignment).
+        Int(truncatingIfNeeded: (UInt64(bits) &* 0x9E37_79B9_7F4A_7C15) >> 52) & (slotCount - 1)
+    }
+}
