@@ -146,13 +146,13 @@ public struct RecordingReader: Sendable {
         var arrival = header.startMonotonicNanos
         var number: UInt64 = 0
         var entries: [RecordingIndexEntry] = []
-        var problem: String?
+        var problem: Incomplete?
         while position < bytes.count {
             let record: RawRecord
             do {
                 record = try rawRecord(at: position, limit: bytes.count)
             } catch {
-                problem = error.message
+                problem = error
                 break
             }
             if record.type == RecordingRecordType.index.rawValue { break }
@@ -173,9 +173,9 @@ public struct RecordingReader: Sendable {
         recordCount = number
         lastArrivalNanos = arrival
         recordsEnd = position
-        if let problem {
+        if let problem, !problem.isCut {
             warnings.append(
-                "the recording is damaged at byte \(position) (\(problem)); it is read up to its last whole record (\(number) records)")
+                "the recording is damaged at byte \(position) (\(problem.message)); it is read up to its last whole record (\(number) records)")
         } else if end == nil {
             warnings.append(
                 "the recording was cut off (the recorder stopped before it finished); it is read up to its last whole record (\(number) records)"
@@ -194,6 +194,8 @@ public struct RecordingReader: Sendable {
 
     private struct Incomplete: Error {
         var message: String
+        /// Whether the bytes simply ran out (a cut file) rather than holding something impossible.
+        var isCut = false
     }
 
     /// The record at `position`, read structurally; throws when it is incomplete or impossible.
@@ -202,7 +204,7 @@ public struct RecordingReader: Sendable {
         var delta: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard at < limit else { throw Incomplete(message: "a record is cut off in its arrival time") }
+            guard at < limit else { throw Incomplete(message: "a record is cut off in its arrival time", isCut: true) }
             let byte = bytes[at]
             at += 1
             guard shift < 64 else { throw Incomplete(message: "an arrival time is longer than 64 bits") }
@@ -210,7 +212,7 @@ public struct RecordingReader: Sendable {
             shift += 7
             if byte & 0x80 == 0 { break }
         }
-        guard limit - at >= 5 else { throw Incomplete(message: "a record is cut off in its length") }
+        guard limit - at >= 5 else { throw Incomplete(message: "a record is cut off in its length", isCut: true) }
         let length = Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
         let type = bytes[at + 4]
         let own = RecordingRecordType(rawValue: type) != nil
@@ -221,7 +223,7 @@ public struct RecordingReader: Sendable {
         guard length <= (own ? RecordingFormat.maxOwnRecordBytes : WireLimits.maxFrameLength) else {
             throw Incomplete(message: "a record claims \(length) bytes")
         }
-        guard limit - (at + 4) >= length else { throw Incomplete(message: "a record is cut off in its payload") }
+        guard limit - (at + 4) >= length else { throw Incomplete(message: "a record is cut off in its payload", isCut: true) }
         return RawRecord(delta: delta, type: type, payload: (at + 5)..<(at + 4 + length), next: at + 4 + length)
     }
 
