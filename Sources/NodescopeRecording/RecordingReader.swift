@@ -175,7 +175,8 @@ public struct RecordingReader: Sendable {
         recordsEnd = position
         if let problem, !problem.isCut {
             warnings.append(
-                "the recording is damaged at byte \(position) (\(problem.message)); it is read up to its last whole record (\(number) records)")
+                "the recording is damaged at byte \(position) (\(problem.message)); it is read up to its last whole record (\(number) records)"
+            )
         } else if end == nil {
             warnings.append(
                 "the recording was cut off (the recorder stopped before it finished); it is read up to its last whole record (\(number) records)"
