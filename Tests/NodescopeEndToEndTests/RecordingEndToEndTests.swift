@@ -129,3 +129,52 @@ struct RecordingEndToEndTests {
         #expect(badInstant.waitForExit(seconds: 30) == 64 || badInstant.process.terminationStatus == 2)
     }
 }
+
+@Suite("diff end to end", .serialized)
+struct DiffEndToEndTests {
+    @Test func twoRunsOfOneSampleAreTheSameAndALeakShowsAsItsNodes() throws {
+        let directory = makeScratchDirectory()
+        let recordings = directory.appendingPathComponent("recordings")
+        try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+        let fixture = try DaemonFixture(arguments: ["--record-dir", recordings.path])
+        defer { fixture.stop() }
+        var pids: [Int32] = []
+        for flags in [[], [], ["--leak", "retain-cycle"]] {
+            let host = try ChildProcess("sample-nodes", ["--quiet"] + flags, environment: ["NODESCOPE_SOCKET": fixture.socket])
+            pids.append(host.process.processIdentifier)
+            #expect(host.waitForExit(seconds: 30) == 0)
+        }
+        _ = try fixture.waitForProcesses { $0.filter { !$0.isConnected }.count == 3 }
+        func recording(_ pid: Int32) -> String? {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let name = (try? FileManager.default.contentsOfDirectory(atPath: recordings.path))?.first { $0.contains("-\(pid)-") }
+                if let name {
+                    let path = recordings.appendingPathComponent(name).path
+                    if (try? fixture.finished(["tree", "--from", path]).stderr.isEmpty) == true { return path }
+                }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return nil
+        }
+        let paths = pids.compactMap(recording)
+        try #require(paths.count == 3)
+        let same = try fixture.finished(["diff", paths[0] + "@end", paths[1]])
+        #expect(same.process.terminationStatus == 0, "\(same.stdout)\(same.stderr)")
+        #expect(same.stdout.contains("the trees are the same"))
+        // A JSON export against a live (here: ended) process, and a recording mid-run.
+        let json = directory.appendingPathComponent("first.json").path
+        #expect(try fixture.run(["export", "\(pids[0])", "-o", json]).status == 0)
+        #expect(try fixture.finished(["diff", json, "\(pids[1])"]).process.terminationStatus == 0)
+        #expect(try fixture.finished(["diff", paths[0] + "@event:60", paths[1] + "@event:60"]).process.terminationStatus == 0)
+
+        let leaky = try fixture.finished(["diff", paths[0], paths[2], "--json"])
+        #expect(leaky.process.terminationStatus == 1, "\(leaky.stderr)")
+        let text = try fixture.finished(["diff", paths[0], paths[2]]).stdout
+        let lines = text.split(separator: "\n").dropLast()
+        #expect(lines.contains { $0.hasPrefix("+ ") && $0.contains("ProfileFlow") }, "\(text)")
+        for line in lines { #expect(line.contains("ProfileFlow"), "\(text)") }
+        let ignored = try fixture.finished(["diff", paths[0], paths[2], "--ignore", "*/ProfileFlow*"])
+        #expect(ignored.process.terminationStatus == 0, "\(ignored.stdout)")
+    }
+}
