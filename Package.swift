@@ -44,6 +44,10 @@ let package = Package(
         .target(name: "NodesTesting", dependencies: ["Nodes", "NodesDebug", "NodescopeWire"]),
         // Live trees per host, the leak state machine and queries: pure logic, injected time.
         .target(name: "NodescopeCollector", dependencies: ["NodescopeWire"]),
+        // The recording format: writer, reader, index (pure, bytes in and out).
+        .target(name: "NodescopeRecording", dependencies: ["NodescopeWire"]),
+        // A recording replayed through the collector's pure model, to any instant.
+        .target(name: "NodescopeReplay", dependencies: ["NodescopeRecording", "NodescopeCollector", "NodescopeWire"]),
 
         // Graphviz's C library (libgvc) and the one Swift type that wraps it: diagrams to SVG or DOT.
         .systemLibrary(name: "CGraphviz", pkgConfig: "libgvc", providers: [.apt(["libgraphviz-dev"])]),
@@ -53,7 +57,7 @@ let package = Package(
         .target(
             name: "NodescopeServer",
             dependencies: [
-                "NodescopeCollector", "NodescopeWire", "NodescopeControl",
+                "NodescopeCollector", "NodescopeWire", "NodescopeControl", "NodescopeRecording",
                 // Only for SocketTrust: the one place of the socket rules that hosts, clients and
                 // the collector share (no agent starts in the daemon: it starts on a node event).
                 "NodesDebug",
@@ -96,7 +100,7 @@ let package = Package(
             name: "NodescopeCommands",
             dependencies: [
                 "NodescopeServer", "NodescopeControl", "NodescopeReports", "NodescopeCollector", "NodescopeWire",
-                "NodescopeGraphviz", "NodesDebug", "NodescopeWeb",
+                "NodescopeGraphviz", "NodesDebug", "NodescopeWeb", "NodescopeRecording", "NodescopeReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -136,7 +140,8 @@ let package = Package(
         .executableTarget(
             name: "nodescope-bench",
             dependencies: [
-                "Nodes", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz",
+                "Nodes", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz", "NodescopeRecording",
+                "NodescopeReplay",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/NodescopeBench"),
@@ -159,6 +164,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
+        .testTarget(
+            name: "NodescopeRecordingTests",
+            dependencies: ["NodescopeRecording", "NodescopeReplay", "NodescopeCollector", "NodescopeWire", "SeededRandom"]),
         .testTarget(name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector"]),
         .testTarget(name: "NodescopeWebTests", dependencies: ["NodescopeWeb"]),
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),

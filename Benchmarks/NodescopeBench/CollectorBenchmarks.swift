@@ -51,13 +51,14 @@ private func ingestInProcess(_ stream: [UInt8]) -> (seconds: Double, collector: 
 
 /// Sends `streams` concurrently, one connection each, to a real collector; returns the time
 /// until it has ingested every event.
-private func ingestThroughSocket(_ streams: [[UInt8]], eventsEach: Int) async throws -> Double {
+func ingestThroughSocket(_ streams: [[UInt8]], eventsEach: Int, recordDirectory: String? = nil) async throws -> Double {
     let directory = benchSocketDirectory()
     defer { rmdir(directory) }
     let path = directory + "/c.sock"
     defer { unlink(path) }
     let server = CollectorServer(
-        socketPath: path, settings: CollectorSettings(graceNanos: 60_000_000_000), logger: quietLogger)
+        socketPath: path, settings: CollectorSettings(graceNanos: 60_000_000_000), logger: quietLogger,
+        recordDirectory: recordDirectory)
     try await server.start()
     let expected = UInt64(eventsEach)
     let start = DispatchTime.now().uptimeNanoseconds

@@ -1,7 +1,7 @@
 import Foundation
 
 // nodescope-bench: the benchmarks behind docs/BENCHMARKS.md.
-// Usage: nodescope-bench [host] [collector] [render] [retainers] [--quick]     (build with -c release; see docs/BENCHMARKS.md)
+// Usage: nodescope-bench [host] [collector] [recording] [render] [retainers] [--quick]     (build with -c release; see docs/BENCHMARKS.md)
 let arguments = Set(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 let all = arguments.subtracting(["--quick"]).isEmpty
@@ -31,6 +31,9 @@ if all || arguments.contains("host") {
 if all || arguments.contains("collector") {
     printTable("Collector", try await runCollectorBenchmarks(quick: quick))
     printTable("Leak flagging", try await runLeakLatencyBenchmark(quick: quick))
+}
+if all || arguments.contains("recording") {
+    printTable("Recording", try await runRecordingBenchmarks(quick: quick))
 }
 if all || arguments.contains("retainers") {
     printTable("Retainer analysis", runRetainerBenchmarks(quick: quick))

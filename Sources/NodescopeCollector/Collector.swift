@@ -131,6 +131,11 @@ public struct Collector: Sendable {
         sessions.removeAll { dropped.contains($0.id) }
     }
 
+    /// The session with `id`, if it is kept.
+    func sessionValue(_ session: SessionID) -> HostSession? {
+        position(of: session).map { sessions[$0] }
+    }
+
     private func position(of session: SessionID) -> Int? {
         var low = 0
         var high = sessions.count

@@ -3,8 +3,8 @@
 /// Hosts number ids 1, 2, 3 … in the order of definition, so those live in an array; any other
 /// id goes to a dictionary.
 struct StringTable {
-    private var dense: [String] = []
-    private var sparse: [UInt32: String] = [:]
+    private(set) var dense: [String] = []
+    private(set) var sparse: [UInt32: String] = [:]
     /// Strings defined.
     private(set) var count = 0
     /// UTF-8 bytes held.

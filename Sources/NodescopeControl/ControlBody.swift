@@ -38,6 +38,46 @@ public enum ControlBody {
         }
     }
 
+    /// The answer to `record`: the recording has started (or waits for the process).
+    public struct RecordingStarted: Codable, Sendable, Equatable {
+        /// The file being written.
+        public var path: String
+        /// The recorded process.
+        public var pid: UInt32
+        /// Its name.
+        public var processName: String
+
+        /// Creates the answer.
+        public init(path: String, pid: UInt32, processName: String) {
+            self.path = path
+            self.pid = pid
+            self.processName = processName
+        }
+    }
+
+    /// The event that ends a `record` request: how the recording went.
+    public struct RecordingOutcome: Codable, Sendable, Equatable {
+        /// The file.
+        public var path: String
+        /// Records written (frames and the recording's own).
+        public var records: UInt64
+        /// Bytes written.
+        public var bytes: UInt64
+        /// Frames lost to a writer that did not keep up (the recording has gaps for them).
+        public var lostFrames: UInt64
+        /// Why writing failed, if it did.
+        public var error: String?
+
+        /// Creates an outcome.
+        public init(path: String, records: UInt64, bytes: UInt64, lostFrames: UInt64, error: String?) {
+            self.path = path
+            self.records = records
+            self.bytes = bytes
+            self.lostFrames = lostFrames
+            self.error = error
+        }
+    }
+
     /// Encodes a body. A tree (the largest body by far) is written by ``TreeJSON``.
     public static func encode(_ value: some Encodable) -> [UInt8] {
         if let view = value as? TreeView { return TreeJSON.encode(view) }

@@ -235,6 +235,44 @@ public struct ControlClient: ~Copyable {
             .wentAway, "the collector on \(deadline.path) went away (killed or stopped) while watching \(VisibleText.escaped(process))")
     }
 
+    /// Sends a `record` request for `process` into `path` (absolute), waits for the answer,
+    /// then for the event that ends the recording (no deadline: it lasts as long as the process).
+    public mutating func record(
+        _ process: String, path: String, started: (ControlBody.RecordingStarted) async throws -> Void
+    ) async throws -> ControlBody.RecordingOutcome {
+        let id = try await sendRequest(.record, argument: process, depth: 0, rootPath: path)
+        var body: [UInt8] = []
+        var isStarted = false
+        while true {
+            let message: WireMessage?
+            do {
+                message = try await nextMessage(due: false)
+            } catch {
+                message = nil
+            }
+            guard let message else {
+                throw ControlError(.wentAway, "the collector on \(deadline.path) went away while recording \(VisibleText.escaped(process))")
+            }
+            switch message {
+            case .response(let response) where response.requestID == id && !isStarted:
+                body += response.body
+                guard response.isLast else { continue }
+                guard response.status == .ok else {
+                    let failure =
+                        (try? ControlBody.decode(ControlBody.Failure.self, from: body))
+                        ?? ControlBody.Failure(error: "the collector answered \(response.status)")
+                    throw Refusal(status: response.status, failure: failure)
+                }
+                isStarted = true
+                try await started(try ControlBody.decode(ControlBody.RecordingStarted.self, from: body))
+            case .event(let event) where event.subscriptionID == id:
+                return try ControlBody.decode(ControlBody.RecordingOutcome.self, from: event.body)
+            default:
+                continue
+            }
+        }
+    }
+
     private mutating func sendRequest(
         _ command: ControlCommand, argument: String, depth: UInt32, rootPath: String
     ) async throws -> UInt32 {

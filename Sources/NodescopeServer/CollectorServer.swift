@@ -18,6 +18,8 @@ public final class CollectorServer: Service, Sendable {
     public let settings: CollectorSettings
     /// The bounds on connections, answers waiting to be read, and slow peers.
     public let limits: ServerLimits
+    /// Where every host's stream is recorded, one file per process (`daemon --record-dir`).
+    public let recordDirectory: String?
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let loop: EventLoop
@@ -26,8 +28,9 @@ public final class CollectorServer: Service, Sendable {
     /// A server for `socketPath`; nothing happens until it starts.
     public init(
         socketPath: String, settings: CollectorSettings = .init(), limits: ServerLimits = .init(),
-        logger: Logger = Logger(label: "nodescope.collector")
+        logger: Logger = Logger(label: "nodescope.collector"), recordDirectory: String? = nil
     ) {
+        self.recordDirectory = recordDirectory
         self.socketPath = socketPath
         self.settings = settings
         self.limits = limits
@@ -45,8 +48,11 @@ public final class CollectorServer: Service, Sendable {
     public func start() async throws {
         try SocketPlacement.prepare(socketPath)
         let (loop, settings, limits, logger) = (self.loop, self.settings, self.limits, self.logger)
+        let recordDirectory = self.recordDirectory
         let hub = try await loop.submit {
-            NIOLoopBound(CollectorHub(settings: settings, limits: limits, eventLoop: loop, logger: logger), eventLoop: loop)
+            NIOLoopBound(
+                CollectorHub(settings: settings, limits: limits, eventLoop: loop, logger: logger, recordDirectory: recordDirectory),
+                eventLoop: loop)
         }.get()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
@@ -75,7 +81,13 @@ public final class CollectorServer: Service, Sendable {
             return (current.hub, current.channel)
         }
         try? await bound?.close()
-        if let hub { try? await loop.submit { hub.value.closeAll() }.get() }
+        if let hub {
+            try? await loop.submit { hub.value.closeAll() }.get()
+            // The closed connections end their sessions on the loop; then the recordings end.
+            try? await loop.submit {}.get()
+            let pool = try? await loop.submit { hub.value.finishRecordings() }.get()
+            if let pool { try? await pool.shutdownGracefully() }
+        }
         unlink(socketPath)
         logger.info("collector stopped")
     }

@@ -18,6 +18,9 @@ public struct ServerLimits: Sendable, Equatable {
     /// bounded, by default to at most 1 s), in nanoseconds; then the client is told it did not
     /// answer in time. Default 30 s.
     public var explainDeadlineNanos: Int64
+    /// How many frames may wait for a recording's writer; beyond it frames are lost and the
+    /// recording gets a gap and a fresh snapshot. Default 262 144.
+    public var maxQueuedRecordingFrames: Int = 262_144
 
     /// Limits with the defaults described on each property.
     public init(

@@ -226,3 +226,19 @@ enum PayloadDecoder {
         return version
     }
 }
+
+extension WireMessage {
+    /// Decodes one frame's payload, given its type byte: what ``FrameDecoder`` does for one
+    /// frame whose extent is already known (a reader of a recording, which frames on its own).
+    ///
+    /// - Throws: ``WireError`` for an unknown type or a payload that breaks the type's layout.
+    public static func decode(typeByte: UInt8, payload: UnsafeRawBufferPointer) throws(WireError) -> WireMessage {
+        guard let type = FrameType(rawValue: typeByte) else {
+            throw WireError(.unknownType, "unknown frame type 0x\(ByteReader.hex(typeByte))")
+        }
+        guard payload.count + 1 <= WireLimits.maxFrameLength else {
+            throw WireError(.frameTooLarge, "frame of \(payload.count + 1) bytes exceeds the \(WireLimits.maxFrameLength)-byte limit")
+        }
+        return try PayloadDecoder.decode(type, payload: payload)
+    }
+}

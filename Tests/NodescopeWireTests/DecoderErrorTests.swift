@@ -83,9 +83,9 @@ struct DecoderErrorTests {
         ("origin node 0", Bytes.frame(0x1E, Bytes.le64(0) + Bytes.le32(1) + Bytes.le32(1)), .invalidValue, "nodeOrigin nodeID 0"),
         ("origin long", Bytes.frame(0x1E, Bytes.le64(1) + Bytes.le32(1) + Bytes.le32(1) + [0]), .trailingBytes, "1 trailing bytes"),
         (
-            "command 7",
-            Bytes.frame(0x40, Bytes.le32(1) + [7] + Bytes.str("") + Bytes.le32(0) + Bytes.str("")),
-            .invalidValue, "request command 7"
+            "command 8",
+            Bytes.frame(0x40, Bytes.le32(1) + [8] + Bytes.str("") + Bytes.le32(0) + Bytes.str("")),
+            .invalidValue, "request command 8"
         ),
         (
             "status 6",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import NodescopeCollector
 import NodescopeServer
@@ -36,6 +37,9 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "The web view's port with --ui (0 picks a free one).")
     var uiPort: Int = 0
 
+    @Option(help: "Record every process's stream into this directory, one file per process (see `nodescope record`).")
+    var recordDir: String?
+
     func validate() throws {
         guard grace.nanoseconds > 0 else { throw ValidationError("--grace must be more than 0 (e.g. 1s or 500ms)") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -48,6 +52,14 @@ struct DaemonCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        var recordDirectory: String?
+        if let recordDir {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: recordDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CLIError("--record-dir \(recordDir) is not a directory; create it first", exitCode: 2)
+            }
+            recordDirectory = URL(fileURLWithPath: recordDir).standardizedFileURL.path
+        }
         var logger = Logger(label: "nodescope.daemon")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let server = CollectorServer(
@@ -56,7 +68,7 @@ struct DaemonCommand: AsyncParsableCommand {
                 graceNanos: grace.nanoseconds, endedSessionRetentionNanos: retention.nanoseconds,
                 maxEndedSessions: max(keepEnded, 0)),
             limits: ServerLimits(maxConnections: maxConnections),
-            logger: logger)
+            logger: logger, recordDirectory: recordDirectory)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
         if ui {
             let web = WebViewServer(socketPath: connection.socketPath, port: uiPort, logger: logger)

@@ -69,8 +69,10 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Draw at most this many levels below the root.")
     var depth: Int?
 
-    @Option(help: "Read the tree from this JSON file instead of a collector.")
+    @Option(help: "Read the tree from this JSON file, or from this recording at --at, instead of a collector.")
     var from: String?
+
+    @OptionGroup var replay: ReplayOptions
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var waiting: WaitOptions
@@ -79,6 +81,8 @@ struct ExportCommand: AsyncParsableCommand {
         if from == nil, process == nil { throw ValidationError("name a process (pid or name), or give --from FILE") }
         if let process, process.isEmpty { throw ValidationError("the process is empty: give a pid or a process name") }
         if from != nil, process != nil { throw ValidationError("give either a process or --from, not both") }
+        if replay.at != nil, from == nil { throw ValidationError("--at reads a recording: give --from RECORDING") }
+        _ = try replay.instant()
         if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more") }
         if let maxSiblings, maxSiblings < 1 { throw ValidationError("--max-siblings must be 1 or more") }
         if expand, maxSiblings != nil { throw ValidationError("give either --expand or --max-siblings, not both") }
@@ -110,7 +114,15 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         let view: TreeView
         var leaks: [LeakRecord] = []
-        if let from {
+        if let from, RecordingInput.isRecording(from) {
+            let replayed = try RecordingInput.replay(from, at: try replay.instant())
+            guard let replayedView = replayed.collector.tree(replayed.session) else {
+                throw CLIError("\(from) holds no process at that instant", exitCode: 1)
+            }
+            view = replayedView
+            leaks = replayed.collector.leaks(replayed.session)
+        } else if let from {
+            if replay.at != nil { throw CLIError("--at needs a recording, and \(from) is not one (it is read as a tree in JSON)") }
             let data = Data(try InputFile.read(from))
             guard !data.isEmpty else {
                 throw CLIError("\(from) is empty, not a tree in JSON (as `nodescope export --format json` writes)")

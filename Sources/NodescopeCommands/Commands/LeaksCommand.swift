@@ -20,6 +20,11 @@ struct LeaksCommand: AsyncParsableCommand {
     @Option(help: "Output format: text, json, junit or sarif (the last two as `check` writes them).")
     var format: Format = .text
 
+    @Option(help: "Report the leaks of this recording (see `nodescope record`) at --at, instead of a collector's.")
+    var from: String?
+
+    @OptionGroup var replay: ReplayOptions
+
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var waiting: WaitOptions
 
@@ -27,9 +32,20 @@ struct LeaksCommand: AsyncParsableCommand {
         if process?.isEmpty == true {
             throw ValidationError("the process is empty: give a pid or a process name, or none for every process")
         }
+        if process != nil, from != nil { throw ValidationError("give either a process or --from, not both") }
+        if replay.at != nil, from == nil { throw ValidationError("--at reads a recording: give --from RECORDING") }
+        _ = try replay.instant()
     }
 
     func run() async throws {
+        if let from {
+            let replayed = try RecordingInput.replay(from, at: try replay.instant())
+            let leaks = replayed.collector.leaks(replayed.session)
+            let sessions = Set(leaks.map(\.session))
+            let processes = replayed.collector.processes().filter { sessions.contains($0.session) }
+            render(leaks: leaks, processes: processes)
+            return
+        }
         try ControlClient.checkPlace(of: connection.socketPath)
         if process == nil, !CollectorServer.isAnswering(at: connection.socketPath) {
             throw CLIError(
@@ -51,11 +67,16 @@ struct LeaksCommand: AsyncParsableCommand {
                 "\(awaiting) detached \(awaiting == 1 ? "node is" : "nodes are") still awaiting release (the grace has "
                     + "not run out by the process's own clock); run again later for \(awaiting == 1 ? "its" : "their") verdict")
         }
+        let sessions = Set(leaks.map(\.session))
+        let covered = processes.filter { process == nil ? sessions.contains($0.session) || $0.isConnected : sessions.contains($0.session) }
+        render(leaks: leaks, processes: covered)
+    }
+
+    /// Prints the report of `leaks` about the `covered` processes, in the format asked.
+    private func render(leaks: [LeakRecord], processes covered: [ProcessSummary]) {
         // JSON is the collector's own records. The other formats: the same report model and
         // writers as `check`, about what the collector holds now; no command ran, so they state
         // no command result and no exit code.
-        let sessions = Set(leaks.map(\.session))
-        let covered = processes.filter { process == nil ? sessions.contains($0.session) || $0.isConnected : sessions.contains($0.session) }
         let graces = Set(covered.map(\.graceNanos))
         var report = LeakReport(leaks: leaks, processes: covered, graceNanos: graces.count == 1 ? graces.first : nil)
         report.sourceRoot = SourceRoot.resolve(nil)

@@ -30,7 +30,7 @@ final class CheckCollector: Sendable {
     let graceNanos: UInt64
     private let server: CollectorServer
 
-    private init(directory: String, graceNanos: UInt64) {
+    private init(directory: String, graceNanos: UInt64, recordDirectory: String?) {
         self.directory = directory
         self.socketPath = directory + "/c.sock"
         self.graceNanos = graceNanos
@@ -38,13 +38,14 @@ final class CheckCollector: Sendable {
         // many processes it starts (the daemon's defaults drop them after 10 minutes, or past 64).
         let settings = CollectorSettings(
             graceNanos: graceNanos, holdExit: true, endedSessionRetentionNanos: .max, maxEndedSessions: .max)
-        self.server = CollectorServer(socketPath: socketPath, settings: settings, logger: .quiet)
+        self.server = CollectorServer(socketPath: socketPath, settings: settings, logger: .quiet, recordDirectory: recordDirectory)
     }
 
     /// Makes the private directory and starts listening.
-    static func start(graceNanos: UInt64) async throws(CLIError) -> CheckCollector {
+    /// With `recordDirectory`, each process's stream is recorded there (`check --record`).
+    static func start(graceNanos: UInt64, recordDirectory: String? = nil) async throws(CLIError) -> CheckCollector {
         let directory = try makePrivateDirectory()
-        let collector = CheckCollector(directory: directory, graceNanos: graceNanos)
+        let collector = CheckCollector(directory: directory, graceNanos: graceNanos, recordDirectory: recordDirectory)
         do {
             try await collector.server.start()
         } catch {

@@ -72,6 +72,13 @@ struct CheckCommand: AsyncParsableCommand {
         help: ArgumentHelp("Draw each leak in its tree: leak-<fingerprint>.svg in this directory (created if missing).", valueName: "dir"))
     var svgDir: String?
 
+    @Option(
+        name: .customLong("record"),
+        help: ArgumentHelp(
+            "Record each process's stream into this directory (created if missing), one file per process, to replay with tree, leaks and export --from FILE --at TIME.",
+            valueName: "dir"))
+    var recordDir: String?
+
     @Flag(help: "Fail on unverified nodes too: alive when their process ended abnormally (crash, kill), within the grace.")
     var strict = false
 
@@ -117,6 +124,9 @@ struct CheckCommand: AsyncParsableCommand {
             if let problem = OutputFile.problem(with: file) { throw ValidationError("\(option) \(file): \(problem)") }
         }
         if let svgDir, let problem = OutputFile.directoryProblem(svgDir) { throw ValidationError("--svg-dir \(svgDir): \(problem)") }
+        if let recordDir, let problem = OutputFile.directoryProblem(recordDir) {
+            throw ValidationError("--record \(recordDir): \(problem)")
+        }
         if let sourceRoot {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: sourceRoot, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -145,7 +155,16 @@ struct CheckCommand: AsyncParsableCommand {
                         + "say why this leak is accepted, or fix it and remove the entry")
             }
         }
-        let collector = try await CheckCollector.start(graceNanos: graceNanos)
+        var recordDirectory: String?
+        if let recordDir {
+            do {
+                try FileManager.default.createDirectory(atPath: recordDir, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError("cannot create --record \(recordDir): \(error.localizedDescription)", exitCode: 2)
+            }
+            recordDirectory = URL(fileURLWithPath: recordDir).standardizedFileURL.path
+        }
+        let collector = try await CheckCollector.start(graceNanos: graceNanos, recordDirectory: recordDirectory)
         let termination: CheckTermination
         let findings: CheckFindings
         do {

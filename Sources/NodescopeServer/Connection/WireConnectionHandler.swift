@@ -91,6 +91,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
             framesDecoded &+= 1
             perform(machine.received(message), context: context, now: now)
         }
+        if let session { hub.value.readDone(session, now: now) }
         watchForStalledFrame(context)
     }
 

@@ -16,6 +16,8 @@ struct ControlAnswer: Equatable {
     /// A question for a host: the hub sends it and answers the request when the host has
     /// answered (``ExplainHandler``). The status and body are then unused.
     var askHost: HostQuestion?
+    /// A recording to start: the hub starts it and answers the request.
+    var record: RecordOrder?
 
     /// A successful answer with `value` as its body.
     static func ok(_ value: some Encodable, events: [TreeChange] = []) -> ControlAnswer {
@@ -31,6 +33,16 @@ struct ControlAnswer: Equatable {
     static func ask(_ question: HostQuestion) -> ControlAnswer {
         ControlAnswer(status: .ok, body: [], askHost: question)
     }
+}
+
+/// A recording a client asked for: of a session now, or of the next process of a name.
+struct RecordOrder: Equatable {
+    /// The session to record from now, or nil to wait for `process` to connect.
+    var session: SessionID?
+    /// The pid or name that the client gave.
+    var process: String
+    /// The file to write.
+    var path: String
 }
 
 /// What the collector asks a host for a client: what holds some of its detached nodes now.

@@ -21,6 +21,7 @@ extension ControlCommand {
         case .subscribe: SubscribeHandler.self
         case .unsubscribe: UnsubscribeHandler.self
         case .explain: ExplainHandler.self
+        case .record: RecordHandler.self
         }
     }
 }

@@ -1,7 +1,9 @@
 import Logging
 import NIOCore
+import NIOPosix
 import NodescopeCollector
 import NodescopeControl
+import NodescopeRecording
 import NodescopeWire
 
 /// The collector's state and its fan-out, confined to the server's one event loop: every
@@ -34,6 +36,16 @@ final class CollectorHub {
     /// The explain requests sent to hosts and not answered yet, by the id the host echoes.
     private var questions: [UInt32: OpenQuestion] = [:]
     private var lastQuestionID: UInt32 = 0
+    /// Where every host's stream is recorded (`daemon --record-dir`), if anywhere.
+    let recordDirectory: String?
+    /// The thread that writes recordings, started with the first one.
+    private var recordingPool: NIOThreadPool?
+    /// The recordings under way, by session.
+    private var recorders: [SessionID: [SessionRecorder]] = [:]
+    /// Recordings asked for processes that have not connected yet.
+    private var pendingRecordings: [(order: RecordOrder, client: ConnectionID, requestID: UInt32)] = []
+    /// The hello and clock relation of each connected host (a recording's header).
+    private var helloOf: [SessionID: (hello: Hello, version: UInt16, clocks: ClockRelation)] = [:]
 
     /// A client's question that a host is answering.
     private struct OpenQuestion {
@@ -45,7 +57,11 @@ final class CollectorHub {
     }
 
     /// A hub with an empty collector, serving on `eventLoop`.
-    init(settings: CollectorSettings, limits: ServerLimits = .init(), eventLoop: EventLoop, logger: Logger) {
+    init(
+        settings: CollectorSettings, limits: ServerLimits = .init(), eventLoop: EventLoop, logger: Logger,
+        recordDirectory: String? = nil
+    ) {
+        self.recordDirectory = recordDirectory
         self.collector = Collector(settings: settings)
         self.subscriptions = SubscriptionTable(limits: limits)
         self.limits = limits
@@ -69,6 +85,13 @@ final class CollectorHub {
     /// Forgets a closed connection and ends its subscriptions.
     func connectionClosed(_ connection: ConnectionID) {
         endpoints[connection] = nil
+        pendingRecordings.removeAll { $0.client == connection }
+        for (session, list) in recorders {
+            for recorder in list where recorder.owner == connection {
+                recorder.finish(.stopped, arrival: eventLoop.now.uptimeNanoseconds) { collector.resyncStream(session) }
+            }
+            recorders[session] = list.filter { $0.owner != connection }
+        }
         // A client that goes away gets no answer; the host's, when it comes, is dropped.
         for (id, question) in questions where question.client == connection {
             question.deadline?.cancel()
@@ -92,6 +115,8 @@ final class CollectorHub {
     ) -> SessionID {
         let session = collector.openSession(hello, now: now, clocks: clocks, processStartedAt: processStartedAt)
         hosts[session] = (connection, version)
+        helloOf[session] = (hello, version, clocks)
+        startRecordings(of: session, now: now)
         logger.debug(
             "host connected",
             metadata: ["pid": "\(hello.pid)", "name": "\(hello.processName)", "session": "\(session)", "clock": "\(clocks)"])
@@ -103,6 +128,9 @@ final class CollectorHub {
     func ingest(_ message: WireMessage, session: SessionID, now: UInt64) -> SessionError? {
         do {
             let changes = try collector.ingest(message, session: session, now: now)
+            if let list = recorders[session] {
+                for recorder in list { recorder.record(message, arrival: now) }
+            }
             publish(changes, for: session)
             return nil
         } catch {
@@ -113,6 +141,10 @@ final class CollectorHub {
     /// Ends a host's session at `now`: `normally` after its goodbye, otherwise abnormally.
     func endHost(_ session: SessionID, normally: Bool, now: UInt64) {
         hosts[session] = nil
+        helloOf[session] = nil
+        for recorder in recorders.removeValue(forKey: session) ?? [] {
+            recorder.finish(normally ? .normal : .abnormal, arrival: now) { collector.resyncStream(session) }
+        }
         for (id, question) in questions where question.session == session {
             answerQuestion(id, with: .failure(.unavailable, "the process ended before its analysis was done"))
         }
@@ -138,10 +170,123 @@ final class CollectorHub {
             ask(question, for: request.requestID, of: connection)
             return .answer
         }
+        if let order = answer.record {
+            startRecording(order, for: request.requestID, of: connection)
+            return .answer
+        }
         let parts = ControlResponseFrame.parts(requestID: request.requestID, status: answer.status, body: answer.body)
         let events = eventFrames(answer.events.map { ControlBody.encode($0) }, subscriptionID: request.requestID)
         send(parts.map { .response($0) } + events, to: connection)
         return .answer
+    }
+
+    // MARK: Recordings
+
+    /// Hands the frames of one read to the recordings of `session` (called after each read).
+    func readDone(_ session: SessionID, now: UInt64) {
+        guard let list = recorders[session] else { return }
+        for recorder in list { recorder.flush(arrival: now) { collector.resyncStream(session) } }
+    }
+
+    /// Starts the recordings that a newly connected host gets: `--record-dir`, and the `record`
+    /// requests waiting for its pid or name.
+    private func startRecordings(of session: SessionID, now: UInt64) {
+        guard let info = helloOf[session] else { return }
+        if let recordDirectory {
+            let name = SessionRecorder.fileName(
+                processName: info.hello.processName, pid: info.hello.pid, session: session, wallNanos: SessionRecorder.wallNanos())
+            let path = recordDirectory.hasSuffix("/") ? recordDirectory + name : recordDirectory + "/" + name
+            addRecorder(for: session, path: path, midSession: false, owner: nil, requestID: 0, now: now)
+        }
+        let waiting = pendingRecordings
+        pendingRecordings = []
+        for pending in waiting {
+            if case .success(let found) = collector.resolve(pending.order.process), found == session {
+                addRecorder(
+                    for: session, path: pending.order.path, midSession: false, owner: pending.client, requestID: pending.requestID, now: now
+                )
+                reply(
+                    .ok(ControlBody.RecordingStarted(path: pending.order.path, pid: info.hello.pid, processName: info.hello.processName)),
+                    to: pending.requestID, of: pending.client)
+            } else {
+                pendingRecordings.append(pending)
+            }
+        }
+    }
+
+    /// Starts a recording a client asked for, or keeps it until the process connects.
+    private func startRecording(_ order: RecordOrder, for requestID: UInt32, of client: ConnectionID) {
+        guard let session = order.session else {
+            pendingRecordings.append((order, client, requestID))
+            return
+        }
+        guard let info = helloOf[session] else {
+            reply(.failure(.notFound, "\(order.process) has ended; only a running process can be recorded"), to: requestID, of: client)
+            return
+        }
+        let now = eventLoop.now.uptimeNanoseconds
+        addRecorder(for: session, path: order.path, midSession: true, owner: client, requestID: requestID, now: now)
+        reply(
+            .ok(ControlBody.RecordingStarted(path: order.path, pid: info.hello.pid, processName: info.hello.processName)), to: requestID,
+            of: client)
+    }
+
+    private func addRecorder(
+        for session: SessionID, path: String, midSession: Bool, owner: ConnectionID?, requestID: UInt32, now: UInt64
+    ) {
+        guard let info = helloOf[session] else { return }
+        let pool: NIOThreadPool
+        if let recordingPool {
+            pool = recordingPool
+        } else {
+            pool = NIOThreadPool(numberOfThreads: 1)
+            pool.start()
+            recordingPool = pool
+        }
+        let clocks: UInt8 =
+            switch info.clocks {
+            case .unknown: 0
+            case .same: 1
+            case .different: 2
+            }
+        let header = RecordingHeader(
+            protocolVersion: info.version, pid: info.hello.pid, processName: info.hello.processName,
+            helloMonotonicNanos: info.hello.monotonicNanos, helloWallNanos: info.hello.wallNanos, startMonotonicNanos: now,
+            startWallNanos: SessionRecorder.wallNanos(), clockRelation: clocks, graceNanos: collector.settings.graceNanos,
+            holdExit: collector.settings.holdExit, startsMidSession: midSession)
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        let loop = eventLoop
+        let sink = RecordingSink(path: path, header: header, pool: pool, maxQueued: limits.maxQueuedRecordingFrames) { outcome in
+            loop.execute { bound.value.recordingFinished(outcome, owner: owner, requestID: requestID) }
+        }
+        let recorder = SessionRecorder(sink: sink, owner: owner, requestID: requestID)
+        if midSession {
+            for frame in collector.resyncStream(session) ?? [] { recorder.record(frame, arrival: now) }
+            recorder.flush(arrival: now) { nil }
+        }
+        recorders[session, default: []].append(recorder)
+        logger.debug("recording", metadata: ["session": "\(session)", "path": "\(path)"])
+    }
+
+    private func recordingFinished(_ outcome: RecordingSink.Outcome, owner: ConnectionID?, requestID: UInt32) {
+        if let error = outcome.error {
+            logger.warning("recording failed", metadata: ["path": "\(outcome.path)", "error": "\(error)"])
+        } else if outcome.lostFrames > 0 {
+            logger.notice("recording lost frames", metadata: ["path": "\(outcome.path)", "frames": "\(outcome.lostFrames)"])
+        }
+        guard let owner else { return }
+        send([.event(ControlEventFrame(subscriptionID: requestID, body: ControlBody.encode(outcome)))], to: owner)
+    }
+
+    /// Ends every recording (the collector is stopping) and waits until they are written.
+    func finishRecordings() -> NIOThreadPool? {
+        let now = eventLoop.now.uptimeNanoseconds
+        for (session, list) in recorders {
+            for recorder in list { recorder.finish(.stopped, arrival: now) { collector.resyncStream(session) } }
+        }
+        recorders = [:]
+        defer { recordingPool = nil }
+        return recordingPool
     }
 
     // MARK: Questions for hosts

@@ -13,4 +13,8 @@ public enum ControlCommand: UInt8, Sendable, CaseIterable {
     /// Ask a host, through the collector, what holds the detached nodes at a path now
     /// (version 2; the answer comes when the host's analysis is over).
     case explain = 6
+    /// Record a process's stream into a file (the request's `rootPath` field names it): from
+    /// now, beginning with a snapshot, or from its hello when it has not connected yet. The
+    /// recording's end comes as one event on the request's id.
+    case record = 7
 }

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import NodescopeCollector
+import NodescopeRecording
+import NodescopeReplay
+
+/// `--at TIME` of the reading commands on a recording.
+struct ReplayOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "With --from a recording: the instant to show: seconds from its start (12.5, 800ms), a wall-clock time (ISO 8601, 2026-11-23T01:15:23.250Z), end, or event:N (after its first N records).",
+            valueName: "TIME"))
+    var at: String?
+
+    /// The instant asked for (`end` when not given).
+    func instant() throws -> ReplayInstant {
+        guard let at else { return .end }
+        if let instant = ReplayInstant(argument: at) { return instant }
+        if let wall = Self.wallClock(at) { return .wall(wall) }
+        throw ValidationError(
+            "--at \(at) is not an instant; use seconds from the start (12.5), a wall-clock time (2026-11-23T01:15:23Z), end, or event:N")
+    }
+
+    /// An ISO 8601 time as ns since the epoch.
+    static func wallClock(_ text: String) -> UInt64? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var date = formatter.date(from: text)
+        if date == nil {
+            formatter.formatOptions = [.withInternetDateTime]
+            date = formatter.date(from: text)
+        }
+        guard let seconds = date?.timeIntervalSince1970, seconds >= 0, seconds < 1e10 else { return nil }
+        return UInt64(seconds * 1e9)
+    }
+}
+
+/// A recording opened for a reading command, replayed to an instant.
+enum RecordingInput {
+    /// Whether the file at `path` starts as a recording does.
+    static func isRecording(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let start = (try? handle.read(upToCount: RecordingFormat.magic.count)) ?? Data()
+        return Array(start) == RecordingFormat.magic
+    }
+
+    /// Opens the recording at `path` (a clear error, exit 1, when it is none or is damaged
+    /// beyond its header), prints its warnings on standard error, and replays it to `instant`.
+    static func replay(_ path: String, at instant: ReplayInstant) throws -> RecordingReplay {
+        let bytes = try InputFile.read(path)
+        let reader: RecordingReader
+        do {
+            reader = try RecordingReader(bytes: bytes)
+        } catch {
+            throw CLIError("cannot read \(path): \(error.message)", exitCode: 1)
+        }
+        let replay = RecordingReplay.replay(reader, at: instant)
+        for warning in replay.warnings { Terminal.note("\(path): \(warning)") }
+        return replay
+    }
+}

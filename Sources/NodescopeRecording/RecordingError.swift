@@ -1,0 +1,28 @@
+/// Why a recording cannot be read, or where it stops being readable.
+public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What kind of problem.
+    public enum Code: String, Sendable, Equatable {
+        /// The file is not a Nodescope recording (no magic).
+        case notARecording
+        /// A recording of a format version this reader does not know.
+        case unsupportedVersion
+        /// The file ends before its header does.
+        case truncated
+        /// A field or record breaks the format.
+        case corrupt
+    }
+
+    /// What kind of problem.
+    public var code: Code
+    /// A sentence that says what was found.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}

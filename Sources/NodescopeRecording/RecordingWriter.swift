@@ -1,0 +1,141 @@
+import NodescopeWire
+
+/// Writes a recording as bytes: the header, then one record per frame of the host stream with
+/// its arrival time, then the end, the index and the trailer (docs/RECORDING.md).
+///
+/// Pure: it appends to an internal buffer that the owner takes with ``takeBytes()`` and writes
+/// where it likes. Byte offsets in the index count every byte produced since the header, so
+/// the owner must write all of them, in order.
+public struct RecordingWriter: Sendable {
+    /// The header written first.
+    public let header: RecordingHeader
+    /// Records appended so far (frames and the recording's own records, the index excepted).
+    public private(set) var recordCount: UInt64 = 0
+    /// Bytes produced so far, taken or not.
+    public private(set) var byteCount: UInt64 = 0
+    /// Whether ``finish(_:arrivalNanos:)`` was called.
+    public private(set) var isFinished = false
+    private var pending: [UInt8] = []
+    private var lastArrival: UInt64
+    private var index: [RecordingIndexEntry] = []
+    private var encoder = FrameEncoder()
+
+    /// Starts a recording with `header`.
+    public init(header: RecordingHeader) {
+        self.header = header
+        self.lastArrival = header.startMonotonicNanos
+        var out = RecordBytes()
+        out.bytes = RecordingFormat.magic
+        out.u16(RecordingFormat.version)
+        let body = header.encodedBody()
+        out.u32(UInt32(body.count))
+        out.bytes += body
+        pending = out.bytes
+        byteCount = UInt64(pending.count)
+    }
+
+    /// Appends one frame of the host stream that arrived at `arrivalNanos` (recorder's clock).
+    public mutating func append(_ message: WireMessage, arrivalNanos: UInt64) {
+        guard !isFinished else { return }
+        beginRecord(arrivalNanos)
+        encoder.encode(message, into: &pending)
+        endRecord()
+    }
+
+    /// Appends a gap: the recorder lost `count` frames.
+    public mutating func appendGap(count: UInt64, arrivalNanos: UInt64) {
+        var body = RecordBytes()
+        body.u64(count)
+        appendOwn(.gap, body.bytes, arrivalNanos: arrivalNanos)
+    }
+
+    /// Appends a restart: the session's state starts over; a snapshot should follow.
+    public mutating func appendRestart(arrivalNanos: UInt64) {
+        appendOwn(.restart, [], arrivalNanos: arrivalNanos)
+    }
+
+    /// Ends the recording: the end record, the index and the trailer. Nothing is appended after.
+    public mutating func finish(_ end: RecordingEnd, arrivalNanos: UInt64) {
+        guard !isFinished else { return }
+        appendOwn(.end, [end.rawValue], arrivalNanos: arrivalNanos)
+        isFinished = true
+        let indexOffset = byteCount
+        var body = RecordBytes()
+        body.u64(recordCount)
+        body.u64(lastArrival)
+        body.u8(end.rawValue)
+        body.u32(UInt32(index.count))
+        for entry in index {
+            body.u64(entry.recordNumber)
+            body.u64(entry.byteOffset)
+            body.u64(entry.arrivalNanos)
+        }
+        let start = pending.count
+        RecordBytes.appendVarint(0, to: &pending)
+        Self.frame(.index, body.bytes, into: &pending)
+        var trailer = RecordBytes()
+        trailer.u64(indexOffset)
+        pending += trailer.bytes + RecordingFormat.trailerMagic
+        byteCount += UInt64(pending.count - start)
+    }
+
+    /// The bytes produced since the last call.
+    public mutating func takeBytes() -> [UInt8] {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+
+    /// How many bytes wait to be taken.
+    public var pendingByteCount: Int { pending.count }
+
+    private mutating func appendOwn(_ type: RecordingRecordType, _ body: [UInt8], arrivalNanos: UInt64) {
+        guard !isFinished else { return }
+        beginRecord(arrivalNanos)
+        Self.frame(type, body, into: &pending)
+        endRecord()
+    }
+
+    private var recordStart = 0
+
+    private mutating func beginRecord(_ arrivalNanos: UInt64) {
+        if recordCount % UInt64(RecordingFormat.indexStride) == 0 {
+            index.append(RecordingIndexEntry(recordNumber: recordCount, byteOffset: byteCount, arrivalNanos: lastArrival))
+        }
+        recordStart = pending.count
+        let arrival = max(arrivalNanos, lastArrival)
+        RecordBytes.appendVarint(arrival - lastArrival, to: &pending)
+        lastArrival = arrival
+    }
+
+    private mutating func endRecord() {
+        byteCount += UInt64(pending.count - recordStart)
+        recordCount += 1
+    }
+
+    private static func frame(_ type: RecordingRecordType, _ body: [UInt8], into out: inout [UInt8]) {
+        var head = RecordBytes()
+        head.u32(UInt32(body.count + 1))
+        head.u8(type.rawValue)
+        out += head.bytes
+        out += body
+    }
+}
+
+/// A place in a recording from which records can be read without reading those before it:
+/// the record's number (0-based), its byte offset in the file, and the arrival time of the
+/// record before it (the base of its arrival delta).
+public struct RecordingIndexEntry: Sendable, Equatable {
+    /// How many records come before this one.
+    public var recordNumber: UInt64
+    /// The offset of the record's first byte in the file.
+    public var byteOffset: UInt64
+    /// The arrival time (recorder's clock, ns) its delta counts from.
+    public var arrivalNanos: UInt64
+
+    /// Creates an entry.
+    public init(recordNumber: UInt64, byteOffset: UInt64, arrivalNanos: UInt64) {
+        self.recordNumber = recordNumber
+        self.byteOffset = byteOffset
+        self.arrivalNanos = arrivalNanos
+    }
+}

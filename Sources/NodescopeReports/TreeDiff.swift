@@ -1,0 +1,123 @@
+import Glibc
+import NodescopeCollector
+
+/// The difference between two trees: nodes added, removed, and changed (kind, objects, state).
+///
+/// Node ids differ from run to run, so nodes are matched by their path: the display names
+/// from the root down, each with its position among the siblings of the same name
+/// (`AppFlow/LoggedInFlow/FeedFlow`, `…/FeedItemFlow#2` for the third of that name).
+public struct TreeDiff: Sendable, Equatable, Codable {
+    /// One node on one side.
+    public struct Entry: Sendable, Equatable, Codable {
+        /// Its path.
+        public var path: String
+        /// Its kind.
+        public var kind: String
+        /// Its state, in the words of `tree --json` (`active`, `detached`, `leaked` …).
+        public var status: String
+        /// Its objects, `role type` each, in index order.
+        public var objects: [String]
+    }
+
+    /// A node on both sides that differs.
+    public struct Change: Sendable, Equatable, Codable {
+        /// Its path.
+        public var path: String
+        /// What differs: `kind`, `objects` or `state`, with the values of each side.
+        public var fields: [Field]
+    }
+
+    /// One differing field.
+    public struct Field: Sendable, Equatable, Codable {
+        /// `kind`, `objects` or `state`.
+        public var name: String
+        /// On the first side.
+        public var from: String
+        /// On the second side.
+        public var to: String
+    }
+
+    /// Nodes only in the second tree, in its order.
+    public var added: [Entry]
+    /// Nodes only in the first tree, in its order.
+    public var removed: [Entry]
+    /// Nodes in both that differ, in the first tree's order.
+    public var changed: [Change]
+
+    /// Whether the trees are the same.
+    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
+
+    /// Compares `first` with `second`, leaving out nodes whose path matches a glob of `ignoring`
+    /// (shell patterns on the whole path, such as `*/FeedItemFlow*`), and their subtrees.
+    public static func compare(_ first: TreeView, _ second: TreeView, ignoring: [String] = []) -> TreeDiff {
+        let left = entries(of: first, ignoring: ignoring)
+        let right = entries(of: second, ignoring: ignoring)
+        let rightByPath = Dictionary(right.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let leftPaths = Set(left.map(\.path))
+        var diff = TreeDiff(added: [], removed: [], changed: [])
+        for entry in left {
+            guard let other = rightByPath[entry.path] else {
+                diff.removed.append(entry)
+                continue
+            }
+            var fields: [Field] = []
+            if entry.kind != other.kind { fields.append(Field(name: "kind", from: entry.kind, to: other.kind)) }
+            if entry.objects != other.objects {
+                fields.append(
+                    Field(name: "objects", from: entry.objects.joined(separator: ", "), to: other.objects.joined(separator: ", ")))
+            }
+            if entry.status != other.status { fields.append(Field(name: "state", from: entry.status, to: other.status)) }
+            if !fields.isEmpty { diff.changed.append(Change(path: entry.path, fields: fields)) }
+        }
+        diff.added = right.filter { !leftPaths.contains($0.path) }
+        return diff
+    }
+
+    /// The nodes of `view` with their paths, in pre-order, without ignored ones.
+    static func entries(of view: TreeView, ignoring: [String]) -> [Entry] {
+        var pathOf: [UInt64: String] = [:]
+        var seen: [String: Int] = [:]
+        var ignored = Set<UInt64>()
+        var result: [Entry] = []
+        for node in view.nodes {
+            let parentPath = node.parent.flatMap { pathOf[$0] }
+            if let parent = node.parent, ignored.contains(parent) {
+                ignored.insert(node.id)
+                continue
+            }
+            let base = (parentPath.map { $0 + "/" } ?? "") + node.displayName
+            let count = seen[base, default: 0]
+            seen[base] = count + 1
+            let path = count == 0 ? base : "\(base)#\(count)"
+            pathOf[node.id] = path
+            // A placeholder stands for a released parent of a leaked node: part of paths only.
+            if node.isPlaceholder { continue }
+            if ignoring.contains(where: { fnmatch($0, path, 0) == 0 }) {
+                ignored.insert(node.id)
+                continue
+            }
+            result.append(
+                Entry(
+                    path: path, kind: node.kind, status: node.status.rawValue,
+                    objects: node.objects.map { "\($0.role) \($0.typeName)" }))
+        }
+        return result
+    }
+
+    /// The difference as lines: `+ PATH (kind)`, `- PATH (kind)`, `~ PATH  state: a → b`, then a
+    /// summary line.
+    public func text() -> String {
+        var lines: [String] = []
+        for entry in removed { lines.append("- \(VisibleText.escaped(entry.path))  (\(VisibleText.escaped(entry.kind)))") }
+        for entry in added { lines.append("+ \(VisibleText.escaped(entry.path))  (\(VisibleText.escaped(entry.kind)))") }
+        for change in changed {
+            let fields = change.fields.map { "\($0.name): \(VisibleText.escaped($0.from)) → \(VisibleText.escaped($0.to))" }
+            lines.append("~ \(VisibleText.escaped(change.path))  " + fields.joined(separator: "; "))
+        }
+        lines.append(
+            isEmpty
+                ? "the trees are the same"
+                : "\(added.count) added, \(removed.count) removed, \(changed.count) changed")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,132 @@
+import Glibc
+import NIOPosix
+import NodescopeControl
+import NodescopeRecording
+import NodescopeWire
+import Synchronization
+
+/// One recording file and its writer, off the event loop: the loop hands over batches of
+/// frames with ``enqueue(_:)``, which never blocks (a bounded queue; a full queue refuses the
+/// batch, and the loop counts a gap); a job on a thread pool encodes and writes them.
+final class RecordingSink: Sendable {
+    /// What the loop hands over.
+    enum Item: Sendable {
+        case frame(WireMessage, arrival: UInt64)
+        case gap(UInt64, arrival: UInt64)
+        case restart(arrival: UInt64)
+        case finish(RecordingEnd, arrival: UInt64)
+    }
+
+    /// How a finished recording went.
+    typealias Outcome = ControlBody.RecordingOutcome
+
+    let path: String
+    private let pool: NIOThreadPool
+    private let maxQueued: Int
+    private let onFinished: @Sendable (Outcome) -> Void
+    private let queue = Mutex<(items: [Item], draining: Bool, lost: UInt64)>(([], false, 0))
+    /// Only the one drain job at a time touches it.
+    private let file: Mutex<(writer: RecordingWriter, fd: Int32, failure: String?, written: UInt64)>
+
+    init(
+        path: String, header: RecordingHeader, pool: NIOThreadPool, maxQueued: Int,
+        onFinished: @escaping @Sendable (Outcome) -> Void
+    ) {
+        self.path = path
+        self.pool = pool
+        self.maxQueued = maxQueued
+        self.onFinished = onFinished
+        self.file = Mutex((RecordingWriter(header: header), -1, nil, 0))
+    }
+
+    /// Queues `items` unless that would pass the bound; false when refused. A `finish` is never
+    /// refused.
+    func enqueue(_ items: [Item]) -> Bool {
+        guard !items.isEmpty else { return true }
+        let isFinish: Bool
+        if case .finish = items.last { isFinish = true } else { isFinish = false }
+        let startDrain = queue.withLock { state -> Bool? in
+            guard isFinish || state.items.count + items.count <= maxQueued else { return nil }
+            state.items += items
+            if state.draining { return false }
+            state.draining = true
+            return true
+        }
+        guard let startDrain else { return false }
+        if startDrain { pool.submit { [self] _ in drain() } }
+        return true
+    }
+
+    private func drain() {
+        while true {
+            let items = queue.withLock { state -> [Item] in
+                let taken = state.items
+                state.items = []
+                if taken.isEmpty { state.draining = false }
+                return taken
+            }
+            guard !items.isEmpty else { return }
+            let finished = write(items)
+            if let finished { onFinished(finished) }
+        }
+    }
+
+    /// Encodes and writes `items`; the outcome when they end the recording.
+    private func write(_ items: [Item]) -> Outcome? {
+        file.withLock { state -> Outcome? in
+            var lost: UInt64 = 0
+            var finished = false
+            for item in items {
+                switch item {
+                case .frame(let message, let arrival): state.writer.append(message, arrivalNanos: arrival)
+                case .gap(let count, let arrival):
+                    lost &+= count
+                    state.writer.appendGap(count: count, arrivalNanos: arrival)
+                case .restart(let arrival): state.writer.appendRestart(arrivalNanos: arrival)
+                case .finish(let end, let arrival):
+                    state.writer.finish(end, arrivalNanos: arrival)
+                    finished = true
+                }
+            }
+            let bytes = state.writer.takeBytes()
+            if state.failure == nil {
+                if state.fd < 0 {
+                    state.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                    if state.fd < 0 { state.failure = "cannot open \(path): \(String(cString: strerror(errno)))" }
+                }
+                if state.fd >= 0, let failure = Self.writeAll(bytes, to: state.fd) {
+                    state.failure = "cannot write \(path): \(failure)"
+                } else if state.fd >= 0 {
+                    state.written &+= UInt64(bytes.count)
+                }
+            }
+            let totalLost = queue.withLock {
+                $0.lost &+= lost
+                return $0.lost
+            }
+            guard finished else { return nil }
+            if state.fd >= 0 {
+                close(state.fd)
+                state.fd = -1
+            }
+            return Outcome(
+                path: path, records: state.writer.recordCount, bytes: state.written, lostFrames: totalLost, error: state.failure)
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
+        bytes.withUnsafeBytes { raw -> String? in
+            guard let base = raw.baseAddress else { return nil }
+            var offset = 0
+            while offset < raw.count {
+                let result = Glibc.write(fd, base + offset, raw.count - offset)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += result
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// The flight recorder end to end: real daemons, `nodescope record`, `sample-nodes`, and the
+/// reading commands on the recordings.
+@Suite("Recordings end to end", .serialized)
+struct RecordingEndToEndTests {
+    /// An ISO 8601 wall-clock time with milliseconds, as `--at` takes it.
+    static func instant(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    @Test func recordReplaysTheTreesTheCollectorHadLiveAndItsLeaks() throws {
+        let fixture = try DaemonFixture()
+        defer { fixture.stop() }
+        let directory = makeScratchDirectory()
+        let file = directory.appendingPathComponent("run.nsrec").path
+        let recorder = try ChildProcess("nodescope", ["record", "sample-nodes", "-o", file, "--socket", fixture.socket])
+        defer { recorder.stop() }
+        // The recording starts at the hello of the next sample-nodes; `ps` shows none before.
+        Thread.sleep(forTimeInterval: 0.3)
+        let host = try ChildProcess(
+            "sample-nodes", ["--quiet", "--leak", "retain-cycle", "--pace", "150", "--hold", "1"],
+            environment: ["NODESCOPE_SOCKET": fixture.socket])
+        defer { host.stop() }
+        _ = try fixture.waitForProcesses { $0.contains { $0.processName == "sample-nodes" } }
+        // Three instants: each live tree between two clock readings.
+        var captures: [(before: Date, live: String, after: Date)] = []
+        for pause in [0.2, 0.5, 0.9] {
+            Thread.sleep(forTimeInterval: pause)
+            let before = Date()
+            let (status, live) = try fixture.run(["tree", "sample-nodes"])
+            let after = Date()
+            #expect(status == 0)
+            captures.append((before, live, after))
+        }
+        #expect(host.waitForExit(seconds: 30) == 0)
+        #expect(recorder.waitForExit(seconds: 30) == 0, "\(recorder.stderr)")
+        #expect(recorder.stderr.contains("wrote \(file)"), "\(recorder.stderr)")
+
+        var compared = 0
+        for capture in captures {
+            let early = try fixture.finished(["tree", "--from", file, "--at", Self.instant(capture.before)])
+            let late = try fixture.finished(["tree", "--from", file, "--at", Self.instant(capture.after)])
+            #expect(early.process.terminationStatus == 0, "\(early.stderr)")
+            #expect(late.process.terminationStatus == 0, "\(late.stderr)")
+            // The live answer is the tree at some instant between the two readings: when the
+            // replay shows one tree for both, it is that one.
+            if early.stdout == late.stdout {
+                #expect(capture.live == late.stdout)
+                compared += 1
+            }
+        }
+        // The host sits still between paced steps, so most readings see one tree.
+        #expect(compared >= 1)
+
+        let live = try fixture.finished(["leaks", "sample-nodes"])
+        let replayed = try fixture.finished(["leaks", "--from", file, "--at", "end"])
+        #expect(replayed.process.terminationStatus == 0, "\(replayed.stderr)")
+        #expect(live.stdout.contains("LEAK"))
+        #expect(replayed.stdout == live.stdout)
+        let liveTree = try fixture.run(["tree", "sample-nodes"]).output
+        #expect(try fixture.run(["tree", "--from", file]).output == liveTree)
+
+        // A copy cut off mid-record opens up to its last whole record, with a warning.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let cut = directory.appendingPathComponent("cut.nsrec").path
+        try bytes.prefix(bytes.count * 2 / 3 + 1).write(to: URL(fileURLWithPath: cut))
+        let opened = try fixture.finished(["tree", "--from", cut])
+        #expect(opened.process.terminationStatus == 0, "\(opened.stderr)")
+        #expect(opened.stderr.contains("cut off"), "\(opened.stderr)")
+        #expect(opened.stdout.contains("AppFlow"))
+        // Exports read recordings too.
+        let json = directory.appendingPathComponent("tree.json").path
+        #expect(try fixture.run(["export", "--from", file, "--at", "end", "-o", json]).status == 0)
+        #expect(try fixture.run(["tree", "--from", file, "--at", "event:0"]).output.contains("0 nodes"))
+    }
+
+    @Test func theDaemonRecordsEveryProcessIntoItsRecordDirectory() throws {
+        let directory = makeScratchDirectory()
+        let recordings = directory.appendingPathComponent("recordings")
+        try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+        let fixture = try DaemonFixture(arguments: ["--record-dir", recordings.path])
+        defer { fixture.stop() }
+        for _ in 0..<2 {
+            let host = try ChildProcess(
+                "sample-nodes", ["--quiet", "--leak", "retain-cycle"], environment: ["NODESCOPE_SOCKET": fixture.socket])
+            #expect(host.waitForExit(seconds: 30) == 0)
+        }
+        let ended = try fixture.waitForProcesses { $0.filter { !$0.isConnected }.count == 2 }
+        #expect(ended.count == 2)
+        var files: [String] = []
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            files = (try? FileManager.default.contentsOfDirectory(atPath: recordings.path))?.filter { $0.hasSuffix(".nsrec") } ?? []
+            let finished = files.filter { name in
+                let path = recordings.appendingPathComponent(name).path
+                return (try? fixture.finished(["tree", "--from", path]).stderr.isEmpty) == true
+            }
+            if finished.count == 2 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(files.count == 2)
+        for summary in ended {
+            guard let name = files.first(where: { $0.contains("-\(summary.pid)-") }) else {
+                Issue.record("no recording of pid \(summary.pid) in \(files)")
+                continue
+            }
+            let path = recordings.appendingPathComponent(name).path
+            let replayed = try fixture.finished(["leaks", "--from", path])
+            #expect(replayed.stderr.isEmpty, "\(replayed.stderr)")
+            #expect(replayed.stdout == (try fixture.run(["leaks", "\(summary.pid)"]).output))
+        }
+    }
+
+    @Test func aForeignFileIsAClearErrorNotACrash() throws {
+        let directory = makeScratchDirectory()
+        let foreign = directory.appendingPathComponent("tree.json").path
+        try Data("{\"nodes\": []}".utf8).write(to: URL(fileURLWithPath: foreign))
+        for command in [["tree", "--from", foreign], ["leaks", "--from", foreign]] {
+            let process = try ChildProcess("nodescope", command)
+            #expect(process.waitForExit(seconds: 30) == 1)
+            #expect(process.stderr.contains("not a Nodescope recording"), "\(process.stderr)")
+        }
+        let badInstant = try ChildProcess("nodescope", ["tree", "--from", foreign, "--at", "yesterday"])
+        #expect(badInstant.waitForExit(seconds: 30) == 64 || badInstant.process.terminationStatus == 2)
+    }
+}
+
+@Suite("diff end to end", .serialized)
+struct DiffEndToEndTests {
+    @Test func twoRunsOfOneSampleAreTheSameAndALeakShowsAsItsNodes() throws {
+        let directory = makeScratchDirectory()
+        let recordings = directory.appendingPathComponent("recordings")
+        try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+        let fixture = try DaemonFixture(arguments: ["--record-dir", recordings.path])
+        defer { fixture.stop() }
+        var pids: [Int32] = []
+        for flags in [[], [], ["--leak", "retain-cycle"]] {
+            let host = try ChildProcess("sample-nodes", ["--quiet"] + flags, environment: ["NODESCOPE_SOCKET": fixture.socket])
+            pids.append(host.process.processIdentifier)
+            #expect(host.waitForExit(seconds: 30) == 0)
+        }
+        _ = try fixture.waitForProcesses { $0.filter { !$0.isConnected }.count == 3 }
+        func recording(_ pid: Int32) -> String? {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let name = (try? FileManager.default.contentsOfDirectory(atPath: recordings.path))?.first { $0.contains("-\(pid)-") }
+                if let name {
+                    let path = recordings.appendingPathComponent(name).path
+                    if (try? fixture.finished(["tree", "--from", path]).stderr.isEmpty) == true { return path }
+                }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return nil
+        }
+        let paths = pids.compactMap(recording)
+        try #require(paths.count == 3)
+        let same = try fixture.finished(["diff", paths[0] + "@end", paths[1]])
+        #expect(same.process.terminationStatus == 0, "\(same.stdout)\(same.stderr)")
+        #expect(same.stdout.contains("the trees are the same"))
+        // A JSON export against a live (here: ended) process, and a recording mid-run.
+        let json = directory.appendingPathComponent("first.json").path
+        #expect(try fixture.run(["export", "\(pids[0])", "-o", json]).status == 0)
+        #expect(try fixture.finished(["diff", json, "\(pids[1])"]).process.terminationStatus == 0)
+        #expect(try fixture.finished(["diff", paths[0] + "@event:60", paths[1] + "@event:60"]).process.terminationStatus == 0)
+
+        let leaky = try fixture.finished(["diff", paths[0], paths[2], "--json"])
+        #expect(leaky.process.terminationStatus == 1, "\(leaky.stderr)")
+        let text = try fixture.finished(["diff", paths[0], paths[2]]).stdout
+        let lines = text.split(separator: "\n").dropLast()
+        #expect(lines.contains { $0.hasPrefix("+ ") && $0.contains("ProfileFlow") }, "\(text)")
+        for line in lines { #expect(line.contains("ProfileFlow"), "\(text)") }
+        let ignored = try fixture.finished(["diff", paths[0], paths[2], "--ignore", "*/ProfileFlow*"])
+        #expect(ignored.process.terminationStatus == 0, "\(ignored.stdout)")
+    }
+}

@@ -1,0 +1,79 @@
+import NodescopeCollector
+import NodescopeRecording
+import NodescopeReplay
+import NodescopeWire
+import Testing
+
+@Suite("Replay: the collector at any instant of a recording")
+struct ReplayTests {
+    @Test func replayAtAnEventEqualsTheCollectorFedThatFar() throws {
+        let fixture = StreamFixture(seed: 10, events: 2_000)
+        let reader = try RecordingReader(bytes: fixture.recording())
+        for count in [0, 1, 2, 500, 1_024, 1_777, fixture.frames.count] {
+            let replay = RecordingReplay.replay(reader, at: .event(UInt64(count)))
+            let (live, session) = try fixture.live(upTo: count)
+            #expect(replay.recordsApplied == UInt64(count))
+            #expect(replay.collector.tree(replay.session) == live.tree(session))
+            #expect(replay.collector.leaks(replay.session) == live.leaks(session))
+        }
+    }
+
+    @Test func replayAtATimeStopsBeforeTheFirstLaterFrame() throws {
+        let fixture = StreamFixture(seed: 11, events: 1_000)
+        let reader = try RecordingReader(bytes: fixture.recording())
+        for index in [0, 10, 400, 999] {
+            let arrival = fixture.frames[index].arrival
+            let seconds = Double(arrival - StreamFixture.start) / 1e9
+            let replay = RecordingReplay.replay(reader, at: .seconds(seconds))
+            // Seconds as a Double round to about a microsecond; frames are at least 1 ns apart.
+            let expected = fixture.frames.prefix { $0.arrival <= StreamFixture.start + UInt64(seconds * 1e9) }.count
+            #expect(replay.recordsApplied == UInt64(expected))
+            let wall = StreamFixture.header.startWallNanos + (arrival - StreamFixture.start)
+            let byWall = RecordingReplay.replay(reader, at: .wall(wall))
+            #expect(byWall.recordsApplied == UInt64(index + 1))
+        }
+    }
+
+    @Test func theEndHasTheLeaksOfTheLiveCollector() throws {
+        let fixture = StreamFixture(seed: 12, events: 3_000)
+        let reader = try RecordingReader(bytes: fixture.recording())
+        let replay = RecordingReplay.replay(reader, at: .end)
+        let (live, session) = try fixture.live(upTo: fixture.frames.count)
+        #expect(replay.hasEnded)
+        #expect(!live.leaks(session).isEmpty)
+        #expect(replay.collector.leaks(replay.session) == live.leaks(session))
+        #expect(replay.collector.tree(replay.session) == live.tree(session))
+    }
+
+    @Test func aRecordingThatStartsMidSessionRebuildsTheTree() throws {
+        let fixture = StreamFixture(seed: 13, events: 2_000)
+        let (live, session) = try fixture.live(upTo: 1_200)
+        var header = StreamFixture.header
+        header.startsMidSession = true
+        header.startMonotonicNanos = fixture.frames[1_199].arrival
+        var writer = RecordingWriter(header: header)
+        for frame in live.resyncStream(session) ?? [] { writer.append(frame, arrivalNanos: header.startMonotonicNanos) }
+        for frame in fixture.frames.dropFirst(1_200) { writer.append(frame.message, arrivalNanos: frame.arrival) }
+        writer.finish(.normal, arrivalNanos: fixture.frames.last!.arrival + 1)
+        let reader = try RecordingReader(bytes: writer.takeBytes())
+        let replay = RecordingReplay.replay(reader, at: .end)
+        #expect(replay.warnings.isEmpty)
+        let (whole, wholeSession) = try fixture.live(upTo: fixture.frames.count)
+        // The same nodes in the same states; only leak history from before the start is missing.
+        let replayed = replay.collector.tree(replay.session)?.nodes.map { [$0.id, $0.parent ?? UInt64(0)] as [UInt64] } ?? []
+        let expected = whole.tree(wholeSession)?.nodes.map { [$0.id, $0.parent ?? UInt64(0)] as [UInt64] } ?? []
+        #expect(replayed == expected)
+        #expect(replay.collector.tree(replay.session)?.nodes.map(\.status) == whole.tree(wholeSession)?.nodes.map(\.status))
+    }
+
+    @Test func instantsParse() {
+        #expect(ReplayInstant(argument: "end") == .end)
+        #expect(ReplayInstant(argument: "event:12") == .event(12))
+        #expect(ReplayInstant(argument: "1.5") == .seconds(1.5))
+        #expect(ReplayInstant(argument: "2s") == .seconds(2))
+        #expect(ReplayInstant(argument: "500ms") == .seconds(0.5))
+        #expect(ReplayInstant(argument: "event:x") == nil)
+        #expect(ReplayInstant(argument: "-1") == nil)
+        #expect(ReplayInstant(argument: "nan") == nil)
+    }
+}
