@@ -272,6 +272,19 @@ struct AgentLinkTests {
         #expect(goodbye.time >= exit + bound && goodbye.time < exit + bound + 60 * ms)
     }
 
+    /// A socket that took part of a frame: the rest is tried again soon, also when nothing
+    /// else happens (the collector closes a connection whose frame stays incomplete for 10 s).
+    @Test func aFrameLeftHalfWrittenIsFinishedWithoutWaitingForWork() throws {
+        var simulation = connected(holdsExit: false)
+        // One event, whose frame the socket takes only in part; then nothing else happens.
+        simulation.otherEvent(at: at(400 * ms))
+        simulation.partialWritesDuring = at(400 * ms)..<at(500 * ms)
+        simulation.run(until: at(5 * second))
+        let writable = at(500 * ms)
+        let finished = try #require(simulation.completeWrites.first { $0 >= at(400 * ms) })
+        #expect(finished >= writable && finished < writable + 2 * AgentLink.heartbeatInterval)
+    }
+
     @Test func theExitSaysByWhenItWillBeOver() throws {
         var simulation = connected(holdsExit: true)
         simulation.detach(at: at(450 * ms), releasedAt: nil)

@@ -41,6 +41,8 @@ struct LinkSimulation {
     var answerDelay: UInt64? = millisecond
     /// How much of each write the socket takes.
     var writeOutcome = AgentLink.WriteOutcome.all
+    /// Writes begun within this time take only part of their bytes (whatever `writeOutcome` says).
+    var partialWritesDuring: Range<UInt64>?
     /// How many of the next writes fail (the collector goes away), before `writeOutcome` holds.
     var failingWrites = 0
     /// Events the next take reports as dropped.
@@ -208,9 +210,10 @@ struct LinkSimulation {
                 failingWrites -= 1
                 return link.wrote(.failed, now: now)
             }
-            if writeOutcome == .partly { now += UInt64(wait) * Self.millisecond }
-            if writeOutcome == .all { completeWrites.append(now) }
-            return link.wrote(writeOutcome, now: now)
+            let outcome = partialWritesDuring?.contains(now) == true ? .partly : writeOutcome
+            if outcome == .partly { now += UInt64(wait) * Self.millisecond }
+            if outcome == .all { completeWrites.append(now) }
+            return link.wrote(outcome, now: now)
         case .readIncoming:
             let arrived = requests.filter { $0.at <= now }.map(\.frame)
             requests.removeAll { $0.at <= now }

@@ -575,6 +575,9 @@ struct AgentLink {
                 return .answer(request)
             }
             if !queueIsEmpty { return .sleep(until: now &+ Self.busyInterval, wakeOnEvent: false) }
+            // The rest of a frame that the socket took in part is tried again soon: the collector
+            // closes a connection whose frame stays incomplete (10 s), and no event may come.
+            if stream.unsentBytes { return .sleep(until: now &+ Self.heartbeatInterval, wakeOnEvent: true) }
             if stream.gracePending { return .sleep(until: now &+ Self.heartbeatInterval, wakeOnEvent: false) }
             return .sleep(until: now &+ Self.idleInterval, wakeOnEvent: true)
         }

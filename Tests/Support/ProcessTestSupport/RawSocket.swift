@@ -45,6 +45,19 @@ public struct RawSocket {
         return false
     }
 
+    /// Whether the peer closes the connection within `seconds`, reading nothing: a client that
+    /// never reads stays one while the test waits (reading would drain what the peer holds for it).
+    public func isClosedByPeerUnread(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        let peerClosed = Int16(0x2000)  // POLLRDHUP: the peer closed its end
+        while Date() < deadline {
+            var entry = pollfd(fd: descriptor, events: peerClosed, revents: 0)
+            guard poll(&entry, 1, 100) > 0 else { continue }
+            if entry.revents & (peerClosed | Int16(POLLHUP) | Int16(POLLERR)) != 0 { return true }
+        }
+        return false
+    }
+
     /// Reads what arrives within `seconds`, until the peer closes or `count` bytes are in.
     public func read(upTo count: Int = 1 << 20, within seconds: Double) -> [UInt8] {
         let deadline = Date().addingTimeInterval(seconds)
