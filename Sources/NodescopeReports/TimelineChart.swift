@@ -138,26 +138,27 @@ public enum TimelineChart {
         var band = false
         for path in paths {
             let members = groups[path, default: []].sorted { ($0.attachedAt, $0.id) < ($1.attachedAt, $1.id) }
-            // Lanes: each life goes to the first row of its path that is free by its attach.
+            // Lanes: each life goes to the first row of its path that is free by its attach;
+            // past the limit of rows per path, the rest share one last row (in attach order),
+            // where their bars merge as they overlap.
+            let regular = max(options.maxRowsPerPath, 1) - 1
             var laneEnds: [UInt64] = []
             var lanes: [[NodeLifetime]] = []
+            var rest: [NodeLifetime] = []
             for lifetime in members {
                 let end = lifetime.endedAt ?? to
                 if let lane = laneEnds.firstIndex(where: { $0 < lifetime.attachedAt }) {
                     laneEnds[lane] = end
                     lanes[lane].append(lifetime)
-                } else {
+                } else if lanes.count < regular {
                     laneEnds.append(end)
                     lanes.append([lifetime])
+                } else {
+                    rest.append(lifetime)
                 }
             }
-            let perPath = max(options.maxRowsPerPath, 1)
-            let overflowed = lanes.count > perPath
-            if overflowed {
-                // The rest share one row, sorted by attach; their bars merge where they overlap.
-                let rest = lanes[(perPath - 1)...].joined().sorted { ($0.attachedAt, $0.id) < ($1.attachedAt, $1.id) }
-                lanes = Array(lanes[..<(perPath - 1)]) + [rest]
-            }
+            let overflowed = rest.count > 1
+            if !rest.isEmpty { lanes.append(rest) }
             let joined = path.joined(separator: "/")
             let label = elided(joined) + (members.count > 1 ? "  \u{D7}\(members.count)" : "")
             for (number, lane) in lanes.enumerated() {
@@ -170,7 +171,7 @@ public enum TimelineChart {
                     Row(
                         label: number == 0
                             ? label : (number == lanes.count - 1 && overflowed ? "\u{2026} \(lane.count) more, overlapping" : ""),
-                        path: joined, band: band, bars: bars(of: lane, x: x, to: to, origin: options.originNanos)))
+                        path: capped(joined), band: band, bars: bars(of: lane, x: x, to: to, origin: options.originNanos)))
             }
             band.toggle()
         }
@@ -219,10 +220,8 @@ public enum TimelineChart {
 
     /// A life in words, for its bar's tooltip: its path and kind, then its times and outcome.
     static func tooltip(_ lifetime: NodeLifetime, origin: UInt64) -> String {
-        var text = lifetime.path.joined(separator: "/")
-        if text.count > tooltipLimit { text = String(text.prefix(tooltipLimit)) + "\u{2026}" }
-        var kind = lifetime.kind
-        if kind.count > tooltipLimit { kind = String(kind.prefix(tooltipLimit)) + "\u{2026}" }
+        var text = capped(lifetime.path.joined(separator: "/"))
+        let kind = capped(lifetime.kind)
         if !kind.isEmpty { text += " (\(kind))" }
         var times = ["attached \(seconds(lifetime.attachedAt, from: origin))"]
         if let detached = lifetime.detachedAt { times.append("detached \(seconds(detached, from: origin))") }
@@ -243,6 +242,11 @@ public enum TimelineChart {
         case .lateRelease: "released late (after being flagged)"
         case .unverified: "unverified: the process ended within the grace"
         }
+    }
+
+    /// `text` no longer than ``tooltipLimit`` characters, `…` at its end if it was.
+    static func capped(_ text: String) -> String {
+        text.count > tooltipLimit ? String(text.prefix(tooltipLimit)) + "\u{2026}" : text
     }
 
     /// `text` no longer than ``labelLimit`` characters, its start replaced by `…` if it was.

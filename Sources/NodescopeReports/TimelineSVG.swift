@@ -47,7 +47,7 @@ extension TimelineChart {
         out += "viewBox=\"0 0 \(n(width)) \(n(height))\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"\(n(fontSize))\">\n"
         out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         out +=
-            "<text x=\"\(n(margin))\" y=\"\(n(margin + 14))\" font-size=\"15\" font-weight=\"bold\">\(SVGText.escaped(layout.options.title))</text>\n"
+            "<text x=\"\(n(margin))\" y=\"\(n(margin + 14))\" font-size=\"15\" font-weight=\"bold\">\(SVGText.escaped(capped(layout.options.title)))</text>\n"
 
         // Bands, then the grid, then the bars over them.
         for (index, row) in layout.rows.enumerated() where row.band {
