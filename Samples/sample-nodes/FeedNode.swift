@@ -43,6 +43,14 @@ final class FeedFlowImp: AbstractFlow<FeedContextImp, FeedViewController> {
         super.init(context: context, viewController: context.presentable)
     }
 
+    /// The v2 arm shows a stories row above the posts: a node of its own.
+    override func didStart() {
+        guard variant == "v2" else { return }
+        let stories = StoriesBuilder().build()
+        viewController.contain(stories.getViewController())
+        attach(starting: stories)
+    }
+
     /// Pushes a detail screen for a post.
     @discardableResult
     func openDetail(_ item: String) -> DetailFlowImp {
@@ -89,7 +97,8 @@ final class FeedBuilder {
     }
 }
 
-/// The A/B test of the feed: the "v2" arm when its flag is on, else the classic default.
+/// The A/B test of the feed: the "v2" arm (with a stories row, ``StoriesFlowImp``) when its flag
+/// is on, else the classic default.
 final class FeedPluginList: PluginListWithDefault<String, AppComponent, FeedFlowImp, String> {
     private let component: AppComponent
     init(component: AppComponent) {

@@ -14,8 +14,10 @@ public enum ClockRelation: Sendable, Equatable {
     case unknown
 }
 
-/// Maps a host's monotonic times to the collector's, saturating instead of trapping.
-struct HostClockMapping: Sendable, Equatable {
+/// Maps a host's monotonic times to the collector's, saturating instead of trapping: what
+/// ``Collector/openSession(_:now:clocks:processStartedAt:)`` does with the times of a session's
+/// frames (a replay that reads the frames' own times uses it too).
+public struct HostClockMapping: Sendable, Equatable {
     /// How far the host's clock reads ahead of the collector's, and how far behind (one is 0).
     private(set) var ahead: UInt64 = 0
     private(set) var behind: UInt64 = 0
@@ -24,7 +26,7 @@ struct HostClockMapping: Sendable, Equatable {
     static let identity = HostClockMapping()
 
     /// The mapping for a host whose hello carried `helloTime`, read by the collector at `now`.
-    init(helloTime: UInt64, now: UInt64, relation: ClockRelation) {
+    public init(helloTime: UInt64, now: UInt64, relation: ClockRelation) {
         let shift: Bool
         switch relation {
         case .same: shift = false
@@ -38,7 +40,7 @@ struct HostClockMapping: Sendable, Equatable {
     private init() {}
 
     /// A host time on the collector's clock, clamped to the range of `UInt64`.
-    func collectorTime(_ hostTime: UInt64) -> UInt64 {
+    public func collectorTime(_ hostTime: UInt64) -> UInt64 {
         if ahead > 0 { return hostTime >= ahead ? hostTime - ahead : 0 }
         let (sum, overflow) = hostTime.addingReportingOverflow(behind)
         return overflow ? .max : sum

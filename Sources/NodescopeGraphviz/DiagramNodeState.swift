@@ -14,20 +14,32 @@ public enum DiagramNodeState: String, Sendable, CaseIterable {
     case unverified
     /// A placeholder that stands for hidden nodes, such as "… 240 more FeedItemFlow".
     case collapsed
+    /// In a difference of two trees: only in the second tree. Drawn green.
+    case added
+    /// In a difference of two trees: only in the first tree. Drawn red and dashed.
+    case removed
+    /// In a difference of two trees: in both, with a different kind, objects or state. Drawn amber.
+    case changed
+    /// In a difference of two trees: the same in both. Drawn grey.
+    case unchanged
+
+    /// The states of a difference of two trees, whose diagrams get a legend of their own.
+    static let differenceStates: [DiagramNodeState] = [.added, .removed, .changed, .unchanged]
 
     /// Whether a node in this state must stay visible when sibling runs are collapsed.
     var needsAttention: Bool {
         switch self {
-        case .detached, .leaked, .lateRelease, .unverified: true
-        case .active, .inactive, .collapsed: false
+        case .detached, .leaked, .lateRelease, .unverified, .added, .removed, .changed: true
+        case .active, .inactive, .collapsed, .unchanged: false
         }
     }
 
-    /// Whether the node is no longer attached to its parent (its edge is drawn dashed).
+    /// Whether the node is no longer attached to its parent, or is not in the second tree of a
+    /// difference (its edge is drawn dashed).
     var isDetachedFromParent: Bool {
         switch self {
-        case .detached, .leaked, .lateRelease, .unverified: true
-        case .active, .inactive, .collapsed: false
+        case .detached, .leaked, .lateRelease, .unverified, .removed: true
+        case .active, .inactive, .collapsed, .added, .changed, .unchanged: false
         }
     }
 }

@@ -92,6 +92,8 @@ public enum DotWriter {
                 attributes.append("style=dotted")
             } else if node.state.isDetachedFromParent {
                 attributes.append("style=dashed, color=\"\(NodeStyle.of(node.state).accent)\"")
+            } else if node.state == .added {
+                attributes.append("color=\"\(NodeStyle.of(node.state).accent)\", penwidth=2")
             }
             if let positions, let route = positions.edgeRoutes[node.id], let start = route.first {
                 // A polyline as the cubic B-spline Graphviz expects: each segment's control
@@ -106,10 +108,11 @@ public enum DotWriter {
         }
 
         if diagram.showLegend {
-            let legend = "\(Legend.nodeName) [shape=plain, style=\"\", label=\(Legend.html)"
+            let states = Legend.states(of: diagram)
+            let legend = "\(Legend.nodeName) [shape=plain, style=\"\", label=\(Legend.html(states))"
             if let positions {
                 // To the right of the tree, top-aligned.
-                let size = Legend.estimatedSize
+                let size = Legend.estimatedSize(states)
                 let x = positions.width + legendGap + size.width / 2
                 out += "  \(legend), pos=\"\(point(x)),\(point(positions.height - size.height / 2))!\"];\n"
             } else {

@@ -135,7 +135,7 @@ public struct LayoutChoice: Sendable, Equatable {
     static func totalSize(of diagram: Diagram, width: Double, height: Double, richLabels: Bool) -> (width: Double, height: Double) {
         var total = (width: width, height: height)
         if diagram.showLegend {
-            let legend = Legend.estimatedSize
+            let legend = Legend.estimatedSize(Legend.states(of: diagram))
             total.width += DotWriter.legendGap + legend.width
             total.height = max(total.height, legend.height)
         }

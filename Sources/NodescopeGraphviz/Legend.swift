@@ -3,16 +3,23 @@ enum Legend {
     /// The DOT node name of the legend; node ids are drawn as `n<id>`, so it cannot clash.
     static let nodeName = "legend"
 
-    private static let states: [DiagramNodeState] = [
+    private static let treeStates: [DiagramNodeState] = [
         .active, .inactive, .detached, .leaked, .lateRelease, .unverified, .collapsed,
     ]
+    private static let differenceStates = DiagramNodeState.differenceStates + [.collapsed]
+
+    /// The states that the legend of `diagram` explains: those of a difference of two trees when
+    /// it has a node in one of them, else those of a tree.
+    static func states(of diagram: Diagram) -> [DiagramNodeState] {
+        diagram.nodes.contains { DiagramNodeState.differenceStates.contains($0.state) } ? differenceStates : treeStates
+    }
     private static let swatchWidth = 22.0
     private static let cellSpacing = 3.0
     private static let cellPadding = 2.0
     private static let fontSize = 10.0
 
-    /// The legend's label, in DOT's `<…>` HTML form.
-    static var html: String {
+    /// The legend's label for `states`, in DOT's `<…>` HTML form.
+    static func html(_ states: [DiagramNodeState]) -> String {
         var rows = "<TR><TD COLSPAN=\"2\"><B>Legend</B></TD></TR>"
         for state in states {
             let style = NodeStyle.of(state)
@@ -24,8 +31,8 @@ enum Legend {
             + "CELLSPACING=\"\(Int(cellSpacing))\" CELLPADDING=\"\(Int(cellPadding))\">\(rows)</TABLE>>"
     }
 
-    /// The legend's size in points.
-    static var estimatedSize: (width: Double, height: Double) {
+    /// The size in points of the legend of `states`.
+    static func estimatedSize(_ states: [DiagramNodeState]) -> (width: Double, height: Double) {
         let longest = states.map { LabelText.estimatedWidth(of: NodeStyle.of($0).legendName, bold: false) }.max() ?? 0
         let cell = 2 * cellPadding
         let width = swatchWidth + cell + longest * fontSize + cell + 3 * cellSpacing + 2

@@ -51,6 +51,22 @@ struct NodeStyle: Sendable {
             NodeStyle(
                 shape: "note", style: "filled", border: "#9e9e9e", fill: "#ffffff",
                 penWidth: 1, accent: "#757575", legendName: "hidden nodes")
+        case .added:
+            NodeStyle(
+                shape: "box", style: "filled", border: "#2e7d32", fill: "#c8e6c9",
+                penWidth: 2.2, accent: "#1b5e20", legendName: "+ added (only in the second)")
+        case .removed:
+            NodeStyle(
+                shape: "box", style: "filled,dashed", border: "red", fill: "#ffebee",
+                penWidth: 2.2, accent: "#c62828", legendName: "\u{2212} removed (only in the first)")
+        case .changed:
+            NodeStyle(
+                shape: "box", style: "filled", border: "#ff8f00", fill: "#fff8e1",
+                penWidth: 2.2, accent: "#e65100", legendName: "~ changed (kind, objects, state)")
+        case .unchanged:
+            NodeStyle(
+                shape: "box", style: "filled", border: "#bdbdbd", fill: "#fafafa",
+                penWidth: 1, accent: "#9e9e9e", legendName: "the same in both")
         }
     }
 }

@@ -75,10 +75,26 @@ public struct TreeDiff: Sendable, Equatable, Codable {
 
     /// The nodes of `view` with their paths, in pre-order, without ignored ones.
     static func entries(of view: TreeView, ignoring: [String]) -> [Entry] {
+        located(in: view, ignoring: ignoring).map(\.entry)
+    }
+
+    /// A node of a tree with its path, and where it hangs: the path of its nearest ancestor that
+    /// is listed too (nil for a root, and below placeholders that have none).
+    struct Located {
+        var entry: Entry
+        var parentPath: String?
+        var node: NodeInfo
+    }
+
+    /// The nodes of `view` with their paths and parents' paths, in pre-order, without ignored
+    /// ones and without placeholders (which count in paths only).
+    static func located(in view: TreeView, ignoring: [String]) -> [Located] {
         var pathOf: [UInt64: String] = [:]
+        // The path of each node's nearest listed ancestor-or-self.
+        var anchorOf: [UInt64: String] = [:]
         var seen: [String: Int] = [:]
         var ignored = Set<UInt64>()
-        var result: [Entry] = []
+        var result: [Located] = []
         for node in view.nodes {
             let parentPath = node.parent.flatMap { pathOf[$0] }
             if let parent = node.parent, ignored.contains(parent) {
@@ -90,16 +106,20 @@ public struct TreeDiff: Sendable, Equatable, Codable {
             seen[base] = count + 1
             let path = count == 0 ? base : "\(base)#\(count)"
             pathOf[node.id] = path
+            let anchor = node.parent.flatMap { anchorOf[$0] }
             // A placeholder stands for a released parent of a leaked node: part of paths only.
-            if node.isPlaceholder { continue }
+            if node.isPlaceholder {
+                if let anchor { anchorOf[node.id] = anchor }
+                continue
+            }
             if ignoring.contains(where: { fnmatch($0, path, 0) == 0 }) {
                 ignored.insert(node.id)
                 continue
             }
-            result.append(
-                Entry(
-                    path: path, kind: node.kind, status: node.status.rawValue,
-                    objects: node.objects.map { "\($0.role) \($0.typeName)" }))
+            anchorOf[node.id] = path
+            let entry = Entry(
+                path: path, kind: node.kind, status: node.status.rawValue, objects: node.objects.map { "\($0.role) \($0.typeName)" })
+            result.append(Located(entry: entry, parentPath: anchor, node: node))
         }
         return result
     }

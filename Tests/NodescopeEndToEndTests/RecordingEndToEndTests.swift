@@ -178,3 +178,104 @@ struct DiffEndToEndTests {
         #expect(ignored.process.terminationStatus == 0, "\(ignored.stdout)")
     }
 }
+
+@Suite("diff and timeline pictures end to end", .serialized)
+struct DiffPictureEndToEndTests {
+    /// Runs sample-nodes with `flags` under `fixture` until it holds (logged in again), and
+    /// returns its pid and an instant of its hold (a wall-clock time, as `@TIME` takes it).
+    static func holdingRun(_ flags: [String], fixture: DaemonFixture) throws -> (pid: Int32, instant: String) {
+        let host = try ChildProcess("sample-nodes", flags + ["--hold", "30"], environment: ["NODESCOPE_SOCKET": fixture.socket])
+        defer { host.stop() }
+        #expect(host.waitForLine(prefix: "holding for", seconds: 30) != nil, "\(host.stderr)")
+        // The sample flushed everything before saying so: an instant after it is in the hold.
+        Thread.sleep(forTimeInterval: 0.2)
+        let instant = RecordingEndToEndTests.instant(Date())
+        Thread.sleep(forTimeInterval: 0.2)
+        host.signal(SIGTERM)
+        #expect(host.waitForExit(seconds: 30) == 0)
+        return (host.process.processIdentifier, instant)
+    }
+
+    @Test func theV2PluginsNodesAreExactlyTheDifferenceAndBothPicturesRender() throws {
+        let directory = makeScratchDirectory()
+        let recordings = directory.appendingPathComponent("recordings")
+        try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+        let fixture = try DaemonFixture(arguments: ["--record-dir", recordings.path])
+        defer { fixture.stop() }
+        let runs = try [[], [], ["--feed-v2"]].map { try Self.holdingRun($0, fixture: fixture) }
+        _ = try fixture.waitForProcesses { $0.filter { !$0.isConnected }.count == 3 }
+        func recording(_ pid: Int32) -> String? {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let name = (try? FileManager.default.contentsOfDirectory(atPath: recordings.path))?.first { $0.contains("-\(pid)-") }
+                if let name {
+                    let path = recordings.appendingPathComponent(name).path
+                    if (try? fixture.finished(["tree", "--from", path]).stderr.isEmpty) == true { return path }
+                }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return nil
+        }
+        let operands = runs.compactMap { run in recording(run.pid).map { "\($0)@\(run.instant)" } }
+        try #require(operands.count == 3)
+
+        // Two runs of the default: the same tree, exit 0, and the picture still draws.
+        let sameSVG = directory.appendingPathComponent("same.svg").path
+        let same = try fixture.finished(["diff", operands[0], operands[1], "--svg", sameSVG])
+        #expect(same.process.terminationStatus == 0, "\(same.stdout)\(same.stderr)")
+        #expect(same.stdout.contains("the trees are the same"), "\(same.stdout)")
+        #expect(same.stderr.contains("wrote \(sameSVG)"), "\(same.stderr)")
+        #expect(try String(contentsOfFile: sameSVG, encoding: .utf8).contains("</svg>"))
+
+        // The v2 arm against the default: exactly the plugin's nodes, added; exit 1.
+        let v2SVG = directory.appendingPathComponent("v2.svg").path
+        let v2 = try fixture.finished(["diff", operands[0], operands[2], "-o", v2SVG])
+        #expect(v2.process.terminationStatus == 1, "\(v2.stdout)\(v2.stderr)")
+        let lines = v2.stdout.split(separator: "\n").map(String.init)
+        #expect(lines == ["+ AppFlow/LoggedInFlow/FeedFlow/StoriesFlow  (Flow)", "1 added, 0 removed, 0 changed"], "\(v2.stdout)")
+        let svg = try String(contentsOfFile: v2SVG, encoding: .utf8)
+        #expect(svg.hasPrefix("<?xml") || svg.hasPrefix("<!--") || svg.contains("<svg"))
+        #expect(svg.contains("+ StoriesFlow"), "\(svg.prefix(2000))")
+        #expect(svg.contains("only in the second"))
+        let json = try fixture.finished(["diff", operands[0], operands[2], "--json"])
+        #expect(json.process.terminationStatus == 1)
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let added = (decoded?["added"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+        #expect(added == ["AppFlow/LoggedInFlow/FeedFlow/StoriesFlow"], "\(json.stdout)")
+
+        // A picture of when the v2 run's nodes lived.
+        guard let v2Recording = recording(runs[2].pid) else { return }
+        let timeline = directory.appendingPathComponent("lifetimes.svg").path
+        let drawn = try ChildProcess("nodescope", ["timeline", v2Recording, "-o", timeline])
+        #expect(drawn.waitForExit(seconds: 30) == 0, "\(drawn.stderr)")
+        #expect(drawn.stderr.contains("wrote \(timeline)"), "\(drawn.stderr)")
+        let chart = try String(contentsOfFile: timeline, encoding: .utf8)
+        #expect(chart.contains("AppFlow/LoggedInFlow/FeedFlow/StoriesFlow"))
+        #expect(chart.contains("AppFlow/LoggedInFlow  \u{D7}2"))
+        #expect(chart.hasSuffix("</svg>\n"))
+        let part = try ChildProcess(
+            "nodescope", ["timeline", v2Recording, "-o", "-", "--start", "0.001", "--end", "end", "--max-rows", "2"])
+        #expect(part.waitForExit(seconds: 30) == 0, "\(part.stderr)")
+        #expect(part.stdout.contains("more rows"), "\(part.stdout.suffix(600))")
+    }
+
+    @Test func timelineAndDiffPicturesRefuseWhatTheyCannotUse() throws {
+        let directory = makeScratchDirectory()
+        let foreign = directory.appendingPathComponent("tree.json").path
+        try Data("{\"nodes\": []}".utf8).write(to: URL(fileURLWithPath: foreign))
+        let notRecording = try ChildProcess("nodescope", ["timeline", foreign, "-o", directory.appendingPathComponent("t.svg").path])
+        #expect(notRecording.waitForExit(seconds: 30) == 1)
+        #expect(notRecording.stderr.contains("not a Nodescope recording"), "\(notRecording.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("t.svg").path))
+        let missing = try ChildProcess("nodescope", ["timeline", directory.appendingPathComponent("none").path, "-o", "-"])
+        #expect(missing.waitForExit(seconds: 30) == 2)
+        #expect(missing.stderr.contains("no such file"), "\(missing.stderr)")
+        let badWindow = try ChildProcess("nodescope", ["timeline", foreign, "-o", "-", "--start", "event:3"])
+        #expect(badWindow.waitForExit(seconds: 30) != 0)
+        #expect(badWindow.stderr.contains("not an event number"), "\(badWindow.stderr)")
+        let badSVG = try ChildProcess(
+            "nodescope", ["diff", foreign, foreign, "--svg", directory.appendingPathComponent("no/such/dir.svg").path])
+        #expect(badSVG.waitForExit(seconds: 30) != 0)
+        #expect(badSVG.stderr.contains("does not exist"), "\(badSVG.stderr)")
+    }
+}

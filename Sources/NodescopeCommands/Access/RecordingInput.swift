@@ -48,15 +48,19 @@ enum RecordingInput {
     /// Opens the recording at `path` (a clear error, exit 1, when it is none or is damaged
     /// beyond its header), prints its warnings on standard error, and replays it to `instant`.
     static func replay(_ path: String, at instant: ReplayInstant) throws -> RecordingReplay {
+        let replay = RecordingReplay.replay(try open(path), at: instant)
+        for warning in replay.warnings { Terminal.note("\(path): \(warning)") }
+        return replay
+    }
+
+    /// Opens the recording at `path`: a clear error, exit 1, when it is none or is damaged
+    /// beyond its header.
+    static func open(_ path: String) throws -> RecordingReader {
         let bytes = try InputFile.read(path)
-        let reader: RecordingReader
         do {
-            reader = try RecordingReader(bytes: bytes)
+            return try RecordingReader(bytes: bytes)
         } catch {
             throw CLIError("cannot read \(path): \(error.message)", exitCode: 1)
         }
-        let replay = RecordingReplay.replay(reader, at: instant)
-        for warning in replay.warnings { Terminal.note("\(path): \(warning)") }
-        return replay
     }
 }

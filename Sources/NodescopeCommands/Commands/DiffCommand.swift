@@ -16,6 +16,10 @@ struct DiffCommand: AsyncParsableCommand {
             ISO 8601 time; end by default), or a running or ended process (pid or name) of the \
             collector. Nodes are matched by path (names from the root, #N for the N+1-th sibling \
             of the same name).
+
+            --svg FILE (or -o FILE) also draws the difference: the union of both trees, nodes \
+            added in B green and marked +, removed ones red, dashed and marked \u{2212}, changed ones \
+            amber with what changed. The exit status is the same with or without it.
             """)
 
     @Argument(help: "The first tree: a JSON file, a recording[@TIME], or a process.")
@@ -30,13 +34,33 @@ struct DiffCommand: AsyncParsableCommand {
     @Flag(help: "Print the difference as JSON.")
     var json = false
 
+    @Option(
+        name: [.customLong("svg"), .customShort("o")],
+        help: ArgumentHelp("Also draw the difference as an SVG diagram to this file.", valueName: "FILE"))
+    var svg: String?
+
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var waiting: WaitOptions
+
+    func validate() throws {
+        if let svg {
+            if svg == "-" { throw ValidationError("--svg writes a file (the difference itself goes to standard output); name one") }
+            if let problem = OutputFile.problem(with: svg) { throw ValidationError("cannot write \(svg): \(problem)") }
+        }
+    }
 
     func run() async throws {
         let left = try await tree(first)
         let right = try await tree(second)
         let diff = TreeDiff.compare(left, right, ignoring: ignore)
+        if let svg {
+            let summary = "\(diff.added.count) added, \(diff.removed.count) removed, \(diff.changed.count) changed"
+            let title = "\(first) \u{2192} \(second): " + (diff.isEmpty ? "the same" : summary)
+            let drawing = try DiffDiagram.draw(left, right, ignoring: ignore, title: title)
+            try OutputFile.write(drawing.text, to: svg)
+            let folded = drawing.hiddenNodes > 0 ? ", \(drawing.hiddenNodes) unchanged ones folded into placeholders" : ""
+            Terminal.note("wrote \(svg): \(drawing.drawnNodes) nodes drawn\(folded)")
+        }
         Terminal.write(json ? Terminal.prettyJSON(diff) : diff.text())
         if !diff.isEmpty { throw ExitCode(1) }
     }

@@ -1,0 +1,17 @@
+import Nodes
+
+/// Fetches the stories ahead of time while the row is on screen.
+final class StoriesPrefetchWorker: AbstractWorker<AnyCancellable> {}
+
+/// The stories row at the top of the feed: what the v2 arm of the feed's A/B test adds.
+final class StoriesContextImp: AbstractContext<AnyCancellable> {
+    init() { super.init(workers: [StoriesPrefetchWorker()]) }
+}
+
+final class StoriesFlowImp: AbstractFlow<StoriesContextImp, HeadlessViewController> {}
+
+final class StoriesBuilder {
+    func build() -> StoriesFlowImp {
+        StoriesFlowImp(context: StoriesContextImp(), viewController: HeadlessViewController(title: "Stories"))
+    }
+}
