@@ -42,6 +42,32 @@ public struct RecordingWriter: Sendable {
         endRecord()
     }
 
+    /// Appends one frame of the host stream given as its bytes exactly as they came off the
+    /// wire (length, type, payload), which arrived at `arrivalNanos`. The caller has decoded
+    /// the frame already; the bytes are copied, not checked again.
+    public mutating func appendFrame(bytes frame: UnsafeRawBufferPointer, arrivalNanos: UInt64) {
+        guard !isFinished else { return }
+        beginRecord(arrivalNanos)
+        pending.append(contentsOf: frame)
+        endRecord()
+    }
+
+    /// Appends a run of frames packed by ``FramePack``.
+    public mutating func append(_ pack: FramePack) {
+        guard !isFinished else { return }
+        pack.bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 12 <= raw.count {
+                let arrival = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)))
+                let end = offset + 8 + 4 + length
+                guard end <= raw.count else { return }
+                appendFrame(bytes: UnsafeRawBufferPointer(rebasing: raw[(offset + 8)..<end]), arrivalNanos: arrival)
+                offset = end
+            }
+        }
+    }
+
     /// Appends a gap: the recorder lost `count` frames.
     public mutating func appendGap(count: UInt64, arrivalNanos: UInt64) {
         var body = RecordBytes()
@@ -118,6 +144,33 @@ public struct RecordingWriter: Sendable {
         head.u8(type.rawValue)
         out += head.bytes
         out += body
+    }
+}
+
+/// Frames gathered as their wire bytes, each with its arrival time, in one buffer: what an
+/// event loop hands to a writer on another thread without encoding anything (one copy of the
+/// bytes it read).
+public struct FramePack: Sendable {
+    /// Per frame: the arrival (u64, native byte order), then the frame's wire bytes.
+    public private(set) var bytes: [UInt8] = []
+    /// How many frames it holds.
+    public private(set) var count = 0
+
+    /// An empty pack.
+    public init() {}
+
+    /// Whether it holds no frame.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Adds a frame (its wire bytes: length, type and payload) that arrived at `arrivalNanos`.
+    /// Bytes too short to be a frame, or whose length prefix does not match, are ignored.
+    public mutating func add(_ frame: UnsafeRawBufferPointer, arrivalNanos: UInt64) {
+        guard frame.count >= 5 else { return }
+        let length = Int(UInt32(littleEndian: frame.loadUnaligned(as: UInt32.self)))
+        guard length + 4 == frame.count else { return }
+        withUnsafeBytes(of: arrivalNanos) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: frame)
+        count += 1
     }
 }
 

@@ -155,7 +155,8 @@ final class WireConnectionHandler: ChannelInboundHandler {
             refuse(code, reason, context: context)
         case .ingest(let message):
             guard let session else { return }
-            if let violation = hub.ingest(message, session: session, now: now) {
+            let violation = decoder.withLastFrameBytes { hub.ingest(message, frameBytes: $0, session: session, now: now) }
+            if let violation {
                 close(context, reason: violation.message)
                 return
             }

@@ -125,11 +125,20 @@ final class CollectorHub {
 
     /// Feeds one message of a host's stream, read at `now`; returns the violation when it
     /// breaks a rule (the connection must then close).
-    func ingest(_ message: WireMessage, session: SessionID, now: UInt64) -> SessionError? {
+    /// `frameBytes` are the bytes the message arrived in, which recordings copy as they are.
+    func ingest(_ message: WireMessage, frameBytes: UnsafeRawBufferPointer? = nil, session: SessionID, now: UInt64)
+        -> SessionError?
+    {
         do {
             let changes = try collector.ingest(message, session: session, now: now)
             if let list = recorders[session] {
-                for recorder in list { recorder.record(message, arrival: now) }
+                for recorder in list {
+                    if let frameBytes, !frameBytes.isEmpty {
+                        recorder.record(frameBytes: frameBytes, arrival: now)
+                    } else {
+                        recorder.record(message, arrival: now)
+                    }
+                }
             }
             publish(changes, for: session)
             return nil
