@@ -52,20 +52,56 @@ public struct RecordingWriter: Sendable {
         endRecord()
     }
 
-    /// Appends a run of frames packed by ``FramePack``.
+    /// Appends the frames of a ``FramePack``, each a record with the pack's arrival: the first
+    /// with the delta since the record before, the others with a delta of 0. One pass over
+    /// the bytes, into room made once.
     public mutating func append(_ pack: FramePack) {
-        guard !isFinished else { return }
-        pack.bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset + 12 <= raw.count {
-                let arrival = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)))
-                let end = offset + 8 + 4 + length
-                guard end <= raw.count else { return }
-                appendFrame(bytes: UnsafeRawBufferPointer(rebasing: raw[(offset + 8)..<end]), arrivalNanos: arrival)
-                offset = end
+        guard !isFinished, !pack.isEmpty else { return }
+        let arrival = max(pack.arrivalNanos, lastArrival)
+        var firstDelta: [UInt8] = []
+        RecordBytes.appendVarint(arrival - lastArrival, to: &firstDelta)
+        let start = pending.count
+        pending.append(contentsOf: repeatElement(0, count: pack.bytes.count + pack.count - 1 + firstDelta.count))
+        var records = recordCount
+        var base = lastArrival
+        var entries: [RecordingIndexEntry] = []
+        let stride = UInt64(RecordingFormat.indexStride)
+        let firstOffset = byteCount
+        let written = pending.withUnsafeMutableBytes { out -> Int in
+            pack.bytes.withUnsafeBytes { raw -> Int in
+                var offset = 0
+                var cursor = start
+                while offset + 4 <= raw.count {
+                    let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                    let size = 4 + length
+                    guard offset + size <= raw.count else { break }
+                    if records % stride == 0 {
+                        entries.append(
+                            RecordingIndexEntry(recordNumber: records, byteOffset: firstOffset + UInt64(cursor - start), arrivalNanos: base))
+                    }
+                    if cursor == start {
+                        for byte in firstDelta {
+                            out[cursor] = byte
+                            cursor += 1
+                        }
+                        base = arrival
+                    } else {
+                        out[cursor] = 0
+                        cursor += 1
+                    }
+                    (out.baseAddress! + cursor).copyMemory(from: raw.baseAddress! + offset, byteCount: size)
+                    cursor += size
+                    records += 1
+                    offset += size
+                }
+                return cursor
             }
         }
+        pending.removeLast(pending.count - written)
+        index += entries
+        recordCount = records
+        lastArrival = base
+        byteCount += UInt64(written - start)
     }
 
     /// Appends a gap: the recorder lost `count` frames.
@@ -111,6 +147,13 @@ public struct RecordingWriter: Sendable {
         return pending
     }
 
+    /// Calls `body` with the bytes produced since the last take, then forgets them, keeping
+    /// the buffer for what comes next (a writer thread writes them without a copy).
+    public mutating func drainBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return try pending.withUnsafeBytes(body)
+    }
+
     /// How many bytes wait to be taken.
     public var pendingByteCount: Int { pending.count }
 
@@ -147,28 +190,32 @@ public struct RecordingWriter: Sendable {
     }
 }
 
-/// Frames gathered as their wire bytes, each with its arrival time, in one buffer: what an
-/// event loop hands to a writer on another thread without encoding anything (one copy of the
-/// bytes it read).
+/// The frames of one read of a host's socket, as the bytes they arrived in, which share one
+/// arrival time: what an event loop hands to a writer on another thread without encoding
+/// anything (one copy of the bytes it read).
 public struct FramePack: Sendable {
-    /// Per frame: the arrival (u64, native byte order), then the frame's wire bytes.
+    /// When the frames arrived (the recorder's clock, ns).
+    public let arrivalNanos: UInt64
+    /// The frames' wire bytes (length, type, payload), one after the other.
     public private(set) var bytes: [UInt8] = []
     /// How many frames it holds.
     public private(set) var count = 0
 
-    /// An empty pack.
-    public init() {}
+    /// An empty pack of frames that arrived at `arrivalNanos`, with room for `capacity` bytes.
+    public init(arrivalNanos: UInt64, capacity: Int = 0) {
+        self.arrivalNanos = arrivalNanos
+        bytes.reserveCapacity(capacity)
+    }
 
     /// Whether it holds no frame.
     public var isEmpty: Bool { count == 0 }
 
-    /// Adds a frame (its wire bytes: length, type and payload) that arrived at `arrivalNanos`.
-    /// Bytes too short to be a frame, or whose length prefix does not match, are ignored.
-    public mutating func add(_ frame: UnsafeRawBufferPointer, arrivalNanos: UInt64) {
+    /// Adds a frame: its wire bytes (length, type and payload). Bytes too short to be a frame,
+    /// or whose length prefix does not match their count, are ignored.
+    public mutating func add(_ frame: UnsafeRawBufferPointer) {
         guard frame.count >= 5 else { return }
         let length = Int(UInt32(littleEndian: frame.loadUnaligned(as: UInt32.self)))
         guard length + 4 == frame.count else { return }
-        withUnsafeBytes(of: arrivalNanos) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: frame)
         count += 1
     }

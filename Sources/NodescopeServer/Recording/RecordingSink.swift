@@ -103,16 +103,18 @@ final class RecordingSink: Sendable {
                     finished = true
                 }
             }
-            let bytes = state.writer.takeBytes()
-            if state.failure == nil {
-                if state.fd < 0 {
-                    state.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-                    if state.fd < 0 { state.failure = "cannot open \(path): \(String(cString: strerror(errno)))" }
-                }
-                if state.fd >= 0, let failure = Self.writeAll(bytes, to: state.fd) {
+            if state.failure == nil, state.fd < 0 {
+                state.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                if state.fd < 0 { state.failure = "cannot open \(path): \(String(cString: strerror(errno)))" }
+            }
+            let fd = state.failure == nil ? state.fd : -1
+            // Written from the writer's own buffer, which it then reuses (no copy, no new buffer).
+            let (count, failure) = state.writer.drainBytes { bytes in (bytes.count, fd >= 0 ? Self.writeAll(bytes, to: fd) : nil) }
+            if fd >= 0 {
+                if let failure {
                     state.failure = "cannot write \(path): \(failure)"
-                } else if state.fd >= 0 {
-                    state.written &+= UInt64(bytes.count)
+                } else {
+                    state.written &+= UInt64(count)
                 }
             }
             let totalLost = queue.withLock {
@@ -129,19 +131,17 @@ final class RecordingSink: Sendable {
         }
     }
 
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
-        bytes.withUnsafeBytes { raw -> String? in
-            guard let base = raw.baseAddress else { return nil }
-            var offset = 0
-            while offset < raw.count {
-                let result = Glibc.write(fd, base + offset, raw.count - offset)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                offset += result
+    private static func writeAll(_ raw: UnsafeRawBufferPointer, to fd: Int32) -> String? {
+        guard let base = raw.baseAddress else { return nil }
+        var offset = 0
+        while offset < raw.count {
+            let result = Glibc.write(fd, base + offset, raw.count - offset)
+            if result < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
             }
-            return nil
+            offset += result
         }
+        return nil
     }
 }

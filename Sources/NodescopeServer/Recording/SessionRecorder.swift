@@ -14,8 +14,6 @@ final class SessionRecorder {
     /// The request id of that client's `record` request.
     let requestID: UInt32
     private var batch: [RecordingSink.Item] = []
-    /// Frames of the current read, as the bytes the host sent (appended to `batch` at flush).
-    private var pack = FramePack()
     private var lost: UInt64 = 0
 
     init(sink: RecordingSink, owner: ConnectionID?, requestID: UInt32) {
@@ -30,24 +28,18 @@ final class SessionRecorder {
             lost &+= 1
             return
         }
-        sealPack()
         batch.append(.frame(message, arrival: arrival))
     }
 
-    /// Adds a frame the collector took at `arrival`, given as the bytes it arrived in: copied,
-    /// not encoded again (the writer thread only writes them).
-    func record(frameBytes: UnsafeRawBufferPointer, arrival: UInt64) {
+    /// Adds the frames of one read that the collector took, as the bytes they arrived in: not
+    /// encoded again (the writer thread only writes them).
+    func record(_ pack: FramePack) {
+        guard !pack.isEmpty else { return }
         if lost > 0 {
-            lost &+= 1
+            lost &+= UInt64(pack.count)
             return
         }
-        pack.add(frameBytes, arrivalNanos: arrival)
-    }
-
-    private func sealPack() {
-        guard !pack.isEmpty else { return }
         batch.append(.frames(pack))
-        pack = FramePack()
     }
 
     /// Hands the batch over; after a loss, first tries to resynchronize from `resync`.
@@ -57,10 +49,8 @@ final class SessionRecorder {
             items += (resync() ?? []).map { .frame($0, arrival: arrival) }
             if sink.enqueue(items) { lost = 0 }
             batch.removeAll()
-            pack = FramePack()
             return
         }
-        sealPack()
         guard !batch.isEmpty else { return }
         if !sink.enqueue(batch) { lost = UInt64(batch.reduce(0) { $0 + $1.frameCount }) }
         batch.removeAll(keepingCapacity: true)
