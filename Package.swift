@@ -160,6 +160,7 @@ let package = Package(
             name: "NodescopeServerTests",
             dependencies: [
                 "NodescopeServer", "NodescopeControl", "NodescopeCollector", "NodescopeWire", "SeededRandom",
+                "NodescopeRecording", "NodescopeReplay",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -52,6 +52,25 @@ private func ingestInProcess(_ stream: [UInt8]) -> (seconds: Double, collector: 
 /// Sends `streams` concurrently, one connection each, to a real collector; returns the time
 /// until it has ingested every event.
 func ingestThroughSocket(_ streams: [[UInt8]], eventsEach: Int, recordDirectory: String? = nil) async throws -> Double {
+    try await ingestThroughSocketMeasured(streams, eventsEach: eventsEach, recordDirectory: recordDirectory).seconds
+}
+
+/// The process's CPU time so far (all threads, user and system), in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
+}
+
+/// Ingest through the socket: the wall-clock seconds until every event is in the collector,
+/// and the process's CPU seconds until the server has stopped (a recording's writer included;
+/// the sending threads' work is the same with and without it).
+func ingestThroughSocketMeasured(_ streams: [[UInt8]], eventsEach: Int, recordDirectory: String? = nil) async throws -> (
+    seconds: Double, cpuSeconds: Double
+) {
+    let cpuStart = processCPUSeconds()
     let directory = benchSocketDirectory()
     defer { rmdir(directory) }
     let path = directory + "/c.sock"
@@ -86,7 +105,7 @@ func ingestThroughSocket(_ streams: [[UInt8]], eventsEach: Int, recordDirectory:
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     await server.stop()
-    return seconds
+    return (seconds, processCPUSeconds() - cpuStart)
 }
 
 /// The ceiling: the same bytes through a Unix socket pair to a reader that only discards them.

@@ -42,6 +42,68 @@ public struct RecordingWriter: Sendable {
         endRecord()
     }
 
+    /// Appends one frame of the host stream given as its bytes exactly as they came off the
+    /// wire (length, type, payload), which arrived at `arrivalNanos`. The caller has decoded
+    /// the frame already; the bytes are copied, not checked again.
+    public mutating func appendFrame(bytes frame: UnsafeRawBufferPointer, arrivalNanos: UInt64) {
+        guard !isFinished else { return }
+        beginRecord(arrivalNanos)
+        pending.append(contentsOf: frame)
+        endRecord()
+    }
+
+    /// Appends the frames of a ``FramePack``, each a record with the pack's arrival: the first
+    /// with the delta since the record before, the others with a delta of 0. One pass over
+    /// the bytes, into room made once.
+    public mutating func append(_ pack: FramePack) {
+        guard !isFinished, !pack.isEmpty else { return }
+        let arrival = max(pack.arrivalNanos, lastArrival)
+        var firstDelta: [UInt8] = []
+        RecordBytes.appendVarint(arrival - lastArrival, to: &firstDelta)
+        let start = pending.count
+        pending.append(contentsOf: repeatElement(0, count: pack.bytes.count + pack.count - 1 + firstDelta.count))
+        var records = recordCount
+        var base = lastArrival
+        var entries: [RecordingIndexEntry] = []
+        let stride = UInt64(RecordingFormat.indexStride)
+        let firstOffset = byteCount
+        let written = pending.withUnsafeMutableBytes { out -> Int in
+            pack.bytes.withUnsafeBytes { raw -> Int in
+                var offset = 0
+                var cursor = start
+                while offset + 4 <= raw.count {
+                    let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                    let size = 4 + length
+                    guard offset + size <= raw.count else { break }
+                    if records % stride == 0 {
+                        entries.append(
+                            RecordingIndexEntry(recordNumber: records, byteOffset: firstOffset + UInt64(cursor - start), arrivalNanos: base))
+                    }
+                    if cursor == start {
+                        for byte in firstDelta {
+                            out[cursor] = byte
+                            cursor += 1
+                        }
+                        base = arrival
+                    } else {
+                        out[cursor] = 0
+                        cursor += 1
+                    }
+                    (out.baseAddress! + cursor).copyMemory(from: raw.baseAddress! + offset, byteCount: size)
+                    cursor += size
+                    records += 1
+                    offset += size
+                }
+                return cursor
+            }
+        }
+        pending.removeLast(pending.count - written)
+        index += entries
+        recordCount = records
+        lastArrival = base
+        byteCount += UInt64(written - start)
+    }
+
     /// Appends a gap: the recorder lost `count` frames.
     public mutating func appendGap(count: UInt64, arrivalNanos: UInt64) {
         var body = RecordBytes()
@@ -85,6 +147,13 @@ public struct RecordingWriter: Sendable {
         return pending
     }
 
+    /// Calls `body` with the bytes produced since the last take, then forgets them, keeping
+    /// the buffer for what comes next (a writer thread writes them without a copy).
+    public mutating func drainBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return try pending.withUnsafeBytes(body)
+    }
+
     /// How many bytes wait to be taken.
     public var pendingByteCount: Int { pending.count }
 
@@ -118,6 +187,37 @@ public struct RecordingWriter: Sendable {
         head.u8(type.rawValue)
         out += head.bytes
         out += body
+    }
+}
+
+/// The frames of one read of a host's socket, as the bytes they arrived in, which share one
+/// arrival time: what an event loop hands to a writer on another thread without encoding
+/// anything (one copy of the bytes it read).
+public struct FramePack: Sendable {
+    /// When the frames arrived (the recorder's clock, ns).
+    public let arrivalNanos: UInt64
+    /// The frames' wire bytes (length, type, payload), one after the other.
+    public private(set) var bytes: [UInt8] = []
+    /// How many frames it holds.
+    public private(set) var count = 0
+
+    /// An empty pack of frames that arrived at `arrivalNanos`, with room for `capacity` bytes.
+    public init(arrivalNanos: UInt64, capacity: Int = 0) {
+        self.arrivalNanos = arrivalNanos
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Whether it holds no frame.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Adds a frame: its wire bytes (length, type and payload). Bytes too short to be a frame,
+    /// or whose length prefix does not match their count, are ignored.
+    public mutating func add(_ frame: UnsafeRawBufferPointer) {
+        guard frame.count >= 5 else { return }
+        let length = Int(UInt32(littleEndian: frame.loadUnaligned(as: UInt32.self)))
+        guard length + 4 == frame.count else { return }
+        bytes.append(contentsOf: frame)
+        count += 1
     }
 }
 

@@ -20,15 +20,16 @@ public struct ServerLimits: Sendable, Equatable {
     public var explainDeadlineNanos: Int64
     /// How many frames may wait for a recording's writer; beyond it frames are lost and the
     /// recording gets a gap and a fresh snapshot. Default 262 144.
-    public var maxQueuedRecordingFrames: Int = 262_144
+    public var maxQueuedRecordingFrames: Int
 
     /// Limits with the defaults described on each property.
     public init(
         maxConnections: Int = 1_024, maxPendingClientBytes: Int = 64 << 20, maxPendingSubscriberBytes: Int = 8 << 20,
         helloDeadlineNanos: Int64 = 5_000_000_000, frameDeadlineNanos: Int64 = 10_000_000_000,
-        explainDeadlineNanos: Int64 = 30_000_000_000
+        explainDeadlineNanos: Int64 = 30_000_000_000, maxQueuedRecordingFrames: Int = 262_144
     ) {
         self.explainDeadlineNanos = explainDeadlineNanos
+        self.maxQueuedRecordingFrames = maxQueuedRecordingFrames
         self.maxConnections = maxConnections
         self.maxPendingClientBytes = maxPendingClientBytes
         self.maxPendingSubscriberBytes = maxPendingSubscriberBytes

@@ -22,6 +22,8 @@ public struct FrameDecoder: Sendable {
     /// The index in `buffer` of the first byte not yet consumed.
     private var readIndex = 0
     private var failure: WireError?
+    /// Where the frame last returned by ``next()`` lies in `buffer`.
+    private var lastFrame = 0..<0
 
     /// Creates a decoder at the start of a stream.
     public init() {}
@@ -34,6 +36,14 @@ public struct FrameDecoder: Sendable {
 
     /// The error that poisoned the decoder, if any.
     public var error: WireError? { failure }
+
+    /// Calls `body` with the bytes of the frame that ``next()`` returned last, exactly as they
+    /// arrived (length, type and payload), or with an empty buffer when there is none. Valid
+    /// until the next feed: a recorder copies them rather than encoding the message again.
+    public func withLastFrameBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let range = lastFrame.upperBound <= buffer.count ? lastFrame : 0..<0
+        return try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
 
     /// Appends received bytes.
     public mutating func feed<C: Collection>(_ bytes: C) where C.Element == UInt8 {
@@ -59,6 +69,7 @@ public struct FrameDecoder: Sendable {
             return try decodeNext()
         } catch {
             failure = error
+            lastFrame = 0..<0
             buffer = []
             readIndex = 0
             throw error
@@ -107,6 +118,7 @@ public struct FrameDecoder: Sendable {
             }
         }
         let message = try result.get()
+        lastFrame = readIndex..<frameEnd
         readIndex = frameEnd
         return message
     }
@@ -121,6 +133,7 @@ public struct FrameDecoder: Sendable {
 
     /// Drops the consumed bytes, keeping the capacity for the next chunk.
     private mutating func compact() {
+        lastFrame = 0..<0
         guard readIndex > 0 else { return }
         if readIndex == buffer.count {
             buffer.removeAll(keepingCapacity: true)

@@ -25,6 +25,50 @@ struct RecordingFormatTests {
         #expect(try records.next() == nil)
     }
 
+    /// What the daemon writes: the frames of one read, copied as bytes into a pack with one
+    /// arrival. The file is byte for byte the one made by encoding each message again.
+    @Test func framesAppendedAsWireBytesWriteTheSameFileAsMessages() throws {
+        let fixture = StreamFixture(seed: 9, events: 6_000)
+        var random = SplitMix64(seed: 9)
+        var byMessage = RecordingWriter(header: StreamFixture.header)
+        var byPack = RecordingWriter(header: StreamFixture.header)
+        var viaPack: [UInt8] = []
+        var start = 0
+        var reads = 0
+        while start < fixture.frames.count {
+            let end = min(fixture.frames.count, start + 1 + random.below(300))
+            let arrival = fixture.frames[end - 1].arrival
+            var pack = FramePack(arrivalNanos: arrival)
+            for frame in fixture.frames[start..<end] {
+                byMessage.append(frame.message, arrivalNanos: arrival)
+                FrameEncoder.encoded(frame.message).withUnsafeBytes { pack.add($0) }
+            }
+            byPack.append(pack)
+            reads += 1
+            if reads % 7 == 0 {
+                byMessage.appendGap(count: 3, arrivalNanos: arrival + 1)
+                byPack.appendGap(count: 3, arrivalNanos: arrival + 1)
+            }
+            if reads % 5 == 0 { byPack.drainBytes { viaPack += $0 } }
+            start = end
+        }
+        // Bytes that are not a frame are left out of a pack.
+        var broken = FramePack(arrivalNanos: 0)
+        [UInt8]([9, 0, 0, 0, 0x10]).withUnsafeBytes { broken.add($0) }
+        [UInt8]([1, 0]).withUnsafeBytes { broken.add($0) }
+        #expect(broken.isEmpty)
+        byPack.append(broken)
+        let last = (fixture.frames.last?.arrival ?? 0) + 10
+        byMessage.finish(.normal, arrivalNanos: last)
+        byPack.finish(.normal, arrivalNanos: last)
+        byPack.drainBytes { viaPack += $0 }
+        let expected = byMessage.takeBytes()
+        #expect(viaPack == expected)
+        let reader = try RecordingReader(bytes: viaPack)
+        #expect(reader.warnings.isEmpty)
+        #expect(reader.recordCount == byMessage.recordCount)
+    }
+
     @Test func readingFromAnIndexEntryMatchesReadingFromTheStart() throws {
         let fixture = StreamFixture(seed: 2, events: 5_000)
         let reader = try RecordingReader(bytes: fixture.recording())

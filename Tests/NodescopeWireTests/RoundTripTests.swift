@@ -115,6 +115,28 @@ struct RoundTripTests {
         #expect(result.messages == Self.messages)
     }
 
+    @Test("after each message the decoder gives the bytes it came in, fed in pieces")
+    func lastFrameBytes() throws {
+        let stream = encodeAll(Self.messages)
+        var decoder = FrameDecoder()
+        var seen: [[UInt8]] = []
+        var offset = 0
+        while offset < stream.count {
+            let end = min(stream.count, offset + 7)
+            decoder.feed(stream[offset..<end])
+            offset = end
+            while let message = try decoder.next() {
+                let bytes = decoder.withLastFrameBytes { Array($0) }
+                #expect(bytes == FrameEncoder.encoded(message))
+                seen.append(bytes)
+            }
+            // After a feed and before a frame completes, there is no last frame.
+            decoder.feed([UInt8]())
+            #expect(decoder.withLastFrameBytes { $0.count } == 0)
+        }
+        #expect(seen.count == Self.messages.count)
+    }
+
     @Test("the frame header holds the length and the type byte")
     func header() {
         let bytes = FrameEncoder.encoded(.heartbeat(monotonicNanos: 0x0102_0304_0506_0708))

@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import NIOCore
 import NodescopeCollector
+import NodescopeRecording
 import NodescopeWire
 
 /// One connection, host or client: decodes frames with the wire's incremental decoder, asks
@@ -15,6 +16,11 @@ final class WireConnectionHandler: ChannelInboundHandler {
     private let hub: NIOLoopBound<CollectorHub>
     private let peer: PeerCredentials?
     private var decoder = FrameDecoder()
+    /// The bytes of the frames of this read that the collector took, when the session is
+    /// recorded: handed to the recordings in one piece (``handOverRecording()``).
+    private var recording: FramePack?
+    /// Whether this read has asked the hub if the session is recorded.
+    private var recordingChecked = false
     private var machine = ConnectionStateMachine()
     /// The first bytes of the connection, kept until the hello is read: enough to answer a hello
     /// of another version that cannot be decoded.
@@ -91,6 +97,8 @@ final class WireConnectionHandler: ChannelInboundHandler {
             framesDecoded &+= 1
             perform(machine.received(message), context: context, now: now)
         }
+        handOverRecording()
+        recordingChecked = false
         if let session { hub.value.readDone(session, now: now) }
         watchForStalledFrame(context)
     }
@@ -123,6 +131,13 @@ final class WireConnectionHandler: ChannelInboundHandler {
                 handler.close(context, reason: "a frame stayed incomplete for \(Self.seconds(deadline))")
             }
         }
+    }
+
+    /// Hands the frames gathered for the recordings over, before anything that could end them.
+    private func handOverRecording() {
+        guard let pack = recording else { return }
+        recording = nil
+        if let session { hub.value.recorded(pack, session: session) }
     }
 
     private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext, now: UInt64) {
@@ -159,7 +174,13 @@ final class WireConnectionHandler: ChannelInboundHandler {
                 close(context, reason: violation.message)
                 return
             }
+            if !recordingChecked {
+                recordingChecked = true
+                if hub.isRecording(session) { recording = FramePack(arrivalNanos: now, capacity: decoder.bufferedByteCount + 4096) }
+            }
+            if recording != nil { decoder.withLastFrameBytes { recording?.add($0) } }
             if case .goodbye(let reason) = message {
+                handOverRecording()
                 // The session ends at its goodbye: nothing after it is read.
                 hub.endHost(session, normally: true, now: now)
                 self.session = nil
@@ -211,6 +232,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
         let hub = self.hub.value
         if let connection { hub.connectionClosed(connection) }
         connection = nil
+        handOverRecording()
         if let session {
             // Without a goodbye (which ends the session as it is read), the end is abnormal.
             hub.endHost(session, normally: false, now: Self.now(context))

@@ -128,9 +128,6 @@ final class CollectorHub {
     func ingest(_ message: WireMessage, session: SessionID, now: UInt64) -> SessionError? {
         do {
             let changes = try collector.ingest(message, session: session, now: now)
-            if let list = recorders[session] {
-                for recorder in list { recorder.record(message, arrival: now) }
-            }
             publish(changes, for: session)
             return nil
         } catch {
@@ -181,6 +178,18 @@ final class CollectorHub {
     }
 
     // MARK: Recordings
+
+    /// Whether `session` is being recorded: its connection then gathers the bytes of the frames
+    /// it ingests and hands them over with ``recorded(_:session:)``.
+    func isRecording(_ session: SessionID) -> Bool {
+        recorders[session] != nil
+    }
+
+    /// The frames of one read of `session` that the collector took, as the bytes they arrived in.
+    func recorded(_ pack: FramePack, session: SessionID) {
+        guard let list = recorders[session] else { return }
+        for recorder in list { recorder.record(pack) }
+    }
 
     /// Hands the frames of one read to the recordings of `session` (called after each read).
     func readDone(_ session: SessionID, now: UInt64) {

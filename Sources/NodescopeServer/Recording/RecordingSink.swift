@@ -12,9 +12,20 @@ final class RecordingSink: Sendable {
     /// What the loop hands over.
     enum Item: Sendable {
         case frame(WireMessage, arrival: UInt64)
+        /// Frames as the host sent them (the usual case: no encoding on either thread).
+        case frames(FramePack)
         case gap(UInt64, arrival: UInt64)
         case restart(arrival: UInt64)
         case finish(RecordingEnd, arrival: UInt64)
+
+        /// The frames it stands for (what the queue's bound counts).
+        var frameCount: Int {
+            switch self {
+            case .frame: 1
+            case .frames(let pack): pack.count
+            case .gap, .restart, .finish: 1
+            }
+        }
     }
 
     /// How a finished recording went.
@@ -24,7 +35,7 @@ final class RecordingSink: Sendable {
     private let pool: NIOThreadPool
     private let maxQueued: Int
     private let onFinished: @Sendable (Outcome) -> Void
-    private let queue = Mutex<(items: [Item], draining: Bool, lost: UInt64)>(([], false, 0))
+    private let queue = Mutex<(items: [Item], frames: Int, draining: Bool, lost: UInt64)>(([], 0, false, 0))
     /// Only the one drain job at a time touches it.
     private let file: Mutex<(writer: RecordingWriter, fd: Int32, failure: String?, written: UInt64)>
 
@@ -46,8 +57,10 @@ final class RecordingSink: Sendable {
         let isFinish: Bool
         if case .finish = items.last { isFinish = true } else { isFinish = false }
         let startDrain = queue.withLock { state -> Bool? in
-            guard isFinish || state.items.count + items.count <= maxQueued else { return nil }
+            let frames = items.reduce(0) { $0 + $1.frameCount }
+            guard isFinish || state.frames + frames <= maxQueued else { return nil }
             state.items += items
+            state.frames += frames
             if state.draining { return false }
             state.draining = true
             return true
@@ -62,6 +75,7 @@ final class RecordingSink: Sendable {
             let items = queue.withLock { state -> [Item] in
                 let taken = state.items
                 state.items = []
+                state.frames = 0
                 if taken.isEmpty { state.draining = false }
                 return taken
             }
@@ -79,6 +93,7 @@ final class RecordingSink: Sendable {
             for item in items {
                 switch item {
                 case .frame(let message, let arrival): state.writer.append(message, arrivalNanos: arrival)
+                case .frames(let pack): state.writer.append(pack)
                 case .gap(let count, let arrival):
                     lost &+= count
                     state.writer.appendGap(count: count, arrivalNanos: arrival)
@@ -88,16 +103,18 @@ final class RecordingSink: Sendable {
                     finished = true
                 }
             }
-            let bytes = state.writer.takeBytes()
-            if state.failure == nil {
-                if state.fd < 0 {
-                    state.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-                    if state.fd < 0 { state.failure = "cannot open \(path): \(String(cString: strerror(errno)))" }
-                }
-                if state.fd >= 0, let failure = Self.writeAll(bytes, to: state.fd) {
+            if state.failure == nil, state.fd < 0 {
+                state.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                if state.fd < 0 { state.failure = "cannot open \(path): \(String(cString: strerror(errno)))" }
+            }
+            let fd = state.failure == nil ? state.fd : -1
+            // Written from the writer's own buffer, which it then reuses (no copy, no new buffer).
+            let (count, failure) = state.writer.drainBytes { bytes in (bytes.count, fd >= 0 ? Self.writeAll(bytes, to: fd) : nil) }
+            if fd >= 0 {
+                if let failure {
                     state.failure = "cannot write \(path): \(failure)"
-                } else if state.fd >= 0 {
-                    state.written &+= UInt64(bytes.count)
+                } else {
+                    state.written &+= UInt64(count)
                 }
             }
             let totalLost = queue.withLock {
@@ -114,19 +131,17 @@ final class RecordingSink: Sendable {
         }
     }
 
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
-        bytes.withUnsafeBytes { raw -> String? in
-            guard let base = raw.baseAddress else { return nil }
-            var offset = 0
-            while offset < raw.count {
-                let result = Glibc.write(fd, base + offset, raw.count - offset)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                offset += result
+    private static func writeAll(_ raw: UnsafeRawBufferPointer, to fd: Int32) -> String? {
+        guard let base = raw.baseAddress else { return nil }
+        var offset = 0
+        while offset < raw.count {
+            let result = Glibc.write(fd, base + offset, raw.count - offset)
+            if result < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
             }
-            return nil
+            offset += result
         }
+        return nil
     }
 }

@@ -31,6 +31,17 @@ final class SessionRecorder {
         batch.append(.frame(message, arrival: arrival))
     }
 
+    /// Adds the frames of one read that the collector took, as the bytes they arrived in: not
+    /// encoded again (the writer thread only writes them).
+    func record(_ pack: FramePack) {
+        guard !pack.isEmpty else { return }
+        if lost > 0 {
+            lost &+= UInt64(pack.count)
+            return
+        }
+        batch.append(.frames(pack))
+    }
+
     /// Hands the batch over; after a loss, first tries to resynchronize from `resync`.
     func flush(arrival: UInt64, resync: () -> [WireMessage]?) {
         if lost > 0 {
@@ -41,7 +52,7 @@ final class SessionRecorder {
             return
         }
         guard !batch.isEmpty else { return }
-        if !sink.enqueue(batch) { lost = UInt64(batch.count) }
+        if !sink.enqueue(batch) { lost = UInt64(batch.reduce(0) { $0 + $1.frameCount }) }
         batch.removeAll(keepingCapacity: true)
     }
 
