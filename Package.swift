@@ -87,7 +87,8 @@ let package = Package(
         .target(
             name: "NodescopeWeb",
             dependencies: [
-                "NodescopeCollector", "NodescopeControl", "NodescopeReports", "NodescopeGraphviz",
+                "NodescopeCollector", "NodescopeControl", "NodescopeReports", "NodescopeGraphviz", "NodescopeRecording",
+                "NodescopeReplay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -169,7 +170,9 @@ let package = Package(
             name: "NodescopeRecordingTests",
             dependencies: ["NodescopeRecording", "NodescopeReplay", "NodescopeCollector", "NodescopeWire", "SeededRandom"]),
         .testTarget(name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector"]),
-        .testTarget(name: "NodescopeWebTests", dependencies: ["NodescopeWeb"]),
+        .testTarget(
+            name: "NodescopeWebTests",
+            dependencies: ["NodescopeWeb", "NodescopeRecording", "NodescopeReplay", "NodescopeCollector", "NodescopeWire"]),
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),
         .testTarget(
             name: "NodescopeAgentTests",

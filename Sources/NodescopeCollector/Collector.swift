@@ -131,6 +131,16 @@ public struct Collector: Sendable {
         sessions.removeAll { dropped.contains($0.id) }
     }
 
+    /// A measure of how much the collector holds, over every session kept: nodes, objects,
+    /// strings, leak records and remembered removals. It grows with the memory a copy of the
+    /// collector takes (a replay's keyframes are budgeted with it).
+    public var storedItems: Int {
+        sessions.reduce(0) { total, session in
+            total + session.tree.count + session.tree.objectCount + session.strings.count + session.leakRecords.count
+                + session.removed.count
+        }
+    }
+
     /// The session with `id`, if it is kept.
     func sessionValue(_ session: SessionID) -> HostSession? {
         position(of: session).map { sessions[$0] }

@@ -24,6 +24,9 @@ struct RemovedNodeLog {
         }
     }
 
+    /// How many ids are remembered.
+    var count: Int { ring.count }
+
     /// Whether `id` was removed recently.
     func contains(_ id: UInt64) -> Bool {
         members.contains(id)

@@ -36,7 +36,8 @@ public struct RecordingReplay: Sendable {
         public var session: SessionID
     }
 
-    /// Replays `reader`'s records up to `instant`.
+    /// Replays `reader`'s records up to `instant`, from the first record. To look at many
+    /// instants of one recording, open a ``RecordingSeeker``: it replays from a keyframe instead.
     public static func replay(_ reader: RecordingReader, at instant: ReplayInstant) -> RecordingReplay {
         replay(reader, at: instant, observing: nil)
     }
@@ -46,77 +47,9 @@ public struct RecordingReplay: Sendable {
     public static func replay(
         _ reader: RecordingReader, at instant: ReplayInstant, observing observe: ((Step) -> Void)?
     ) -> RecordingReplay {
-        let header = reader.header
-        let settings = CollectorSettings(graceNanos: header.graceNanos, holdExit: header.holdExit)
-        var collector = Collector(settings: settings)
-        let clocks: ClockRelation =
-            switch header.clockRelation {
-            case 1: .same
-            case 2: .different
-            default: .unknown
-            }
-        var session = collector.openSession(header.hello, now: header.startMonotonicNanos, clocks: clocks)
-        var mapping = HostClockMapping(helloTime: header.hello.monotonicNanos, now: header.startMonotonicNanos, relation: clocks)
-        var eventNanos: UInt64?
-        var warnings = reader.warnings
-        var ended = false
-        var applied: UInt64 = 0
-        var arrival = header.startMonotonicNanos
-        let target: UInt64? = Self.target(instant, header: header)
-        var records = reader.records()
-        var changes: [TreeChange] = []
-        changes.reserveCapacity(16)
-        loop: while true {
-            if case .event(let count) = instant, applied >= count { break }
-            let item: RecordedItem
-            do {
-                guard let next = try records.next() else { break }
-                item = next
-            } catch {
-                warnings.append("the replay stops before a damaged record: \(error.message)")
-                break
-            }
-            if let target, item.arrivalNanos > target { break }
-            changes.removeAll(keepingCapacity: true)
-            eventNanos = nil
-            switch item.content {
-            case .frame(let message):
-                guard !ended else { break }
-                if observe != nil { eventNanos = Self.eventTime(of: message).map(mapping.collectorTime) }
-                do {
-                    try collector.ingest(message, session: session, now: item.arrivalNanos, into: &changes)
-                } catch {
-                    warnings.append("the replay stops at record \(item.number + 1), which the collector refuses: \(error.message)")
-                    break loop
-                }
-                if case .goodbye = message {
-                    changes += collector.endSession(session, normally: true, now: item.arrivalNanos)
-                    ended = true
-                }
-            case .gap:
-                if !ended { changes += collector.endSession(session, normally: false, now: item.arrivalNanos) }
-                ended = true
-            case .restart:
-                if !ended { changes += collector.endSession(session, normally: false, now: item.arrivalNanos) }
-                session = collector.openSession(header.hello, now: item.arrivalNanos, clocks: clocks)
-                mapping = HostClockMapping(helloTime: header.hello.monotonicNanos, now: item.arrivalNanos, relation: clocks)
-                ended = false
-            case .end(let how):
-                if !ended, how != .stopped {
-                    changes += collector.endSession(session, normally: how == .normal, now: item.arrivalNanos)
-                    ended = true
-                }
-            }
-            applied = item.number + 1
-            arrival = item.arrivalNanos
-            if let observe, !changes.isEmpty {
-                observe(
-                    Step(changes: changes, arrivalNanos: item.arrivalNanos, eventNanos: eventNanos, collector: collector, session: session))
-            }
-        }
-        return RecordingReplay(
-            collector: collector, session: session, recordsApplied: applied, arrivalNanos: arrival, hasEnded: ended,
-            warnings: warnings)
+        var cursor = ReplayCursor(reader)
+        cursor.advance(to: instant, observing: observe)
+        return cursor.replay
     }
 
     /// The host's time of a node event frame (host clock); nil for other frames.

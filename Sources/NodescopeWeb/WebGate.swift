@@ -79,6 +79,16 @@ public struct WebGate: Sendable {
         return .allow
     }
 
+    /// Where the browser goes once its token is traded for the cookie: `/`, with the address's
+    /// other parameters (a link to a process or an instant, `?token=…&at=12.5`), the token left out.
+    public static func landing(query: String?) -> String {
+        let kept = (query ?? "").split(separator: "&").filter { item in
+            let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return !name.isEmpty && name != "token"
+        }
+        return kept.isEmpty ? "/" : "/?" + kept.joined(separator: "&")
+    }
+
     private var allowedAuthorities: Set<String> {
         ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"]
     }

@@ -21,9 +21,17 @@ import Synchronization
 ///   change), as `attach` receives them; the stream ends when the process ends;
 /// - `/api/diagram?process=P&root=PATH&format=svg|dot[&download=1]`: the diagram that `export`
 ///   draws, with the same renderer.
+///
+/// Serving a recording instead (``init(recording:port:token:logger:)``, `nodescope ui --from`),
+/// the same endpoints answer at the instant of an `at` parameter (`end` when none; the process
+/// parameter is not needed), `/api/info` describes the recording, `/api/instant?at=T` answers
+/// the tree, leaks and process at T in one body (the page's time slider), and there is no
+/// `/api/events`.
 public struct WebViewServer: Sendable {
-    /// The collector's socket.
+    /// The collector's socket (empty when serving a recording).
     public let socketPath: String
+    /// The recording served instead of a collector, if any.
+    public let recording: RecordingSource?
     /// The port asked for; 0 picks a free one.
     public let requestedPort: Int
     /// The secret of the printed URL.
@@ -33,6 +41,16 @@ public struct WebViewServer: Sendable {
     /// A server for the collector on `socketPath`.
     public init(socketPath: String, port: Int = 0, token: String = WebGate.newToken(), logger: Logger) {
         self.socketPath = socketPath
+        self.recording = nil
+        self.requestedPort = port
+        self.token = token
+        self.logger = logger
+    }
+
+    /// A server for a recording, with a time slider over its instants.
+    public init(recording: RecordingSource, port: Int = 0, token: String = WebGate.newToken(), logger: Logger) {
+        self.socketPath = ""
+        self.recording = recording
         self.requestedPort = port
         self.token = token
         self.logger = logger
@@ -70,6 +88,10 @@ public struct WebViewServer: Sendable {
         router.get("/") { _, _ in Self.file(PackageResources.index_html, type: "text/html; charset=utf-8") }
         router.get("/app.js") { _, _ in Self.file(PackageResources.app_js, type: "text/javascript; charset=utf-8") }
         router.get("/app.css") { _, _ in Self.file(PackageResources.app_css, type: "text/css; charset=utf-8") }
+        if let recording {
+            Self.addRecordingRoutes(to: router, recording)
+            return
+        }
         let socketPath = self.socketPath
         router.get("/api/info") { _, _ in
             let info = [
@@ -175,15 +197,20 @@ public struct WebViewServer: Sendable {
 
     private static func diagram(_ request: Request, socketPath: String) async throws -> Response {
         let process = try Self.process(of: request)
-        let query = request.uri.queryParameters
-        let root = query["root"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
-        let isDOT = query["format"] == "dot"
         let (view, leaks) = try await Self.ask(socketPath) { client in
             (
                 try await client.request(.tree, argument: process, as: TreeView.self),
                 try await client.request(.leaks, argument: process, as: [LeakRecord].self)
             )
         }
+        return diagram(request, view: view, leaks: leaks)
+    }
+
+    /// The diagram of `view` that a request asks for (`root`, `format`, `download`).
+    static func diagram(_ request: Request, view: TreeView, leaks: [LeakRecord]) -> Response {
+        let query = request.uri.queryParameters
+        let root = query["root"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let isDOT = query["format"] == "dot"
         let drawing: DiagramRenderer.Drawing
         do {
             drawing = try TreeDiagram.draw(
@@ -234,6 +261,12 @@ public struct WebViewServer: Sendable {
         }
     }
 
+    static func json(_ bytes: [UInt8]) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
     private static func answer(_ socketPath: String, _ body: (inout ControlClient) async throws -> [UInt8]) async throws -> Response {
         let bytes = try await ask(socketPath, body)
         return Response(
@@ -280,7 +313,7 @@ struct GateMiddleware: RouterMiddleware {
                 response = WebViewServer.failure(Int(error.status.code), error.body ?? "\(error.status)")
             }
         case .admitAndRedirect:
-            response = .redirect(to: "/", type: .found)
+            response = .redirect(to: WebGate.landing(query: request.uri.query), type: .found)
             response.setCookie(
                 Cookie(name: gate.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict))
         case .refuse(let status, let reason):

@@ -3,7 +3,8 @@
 (`nodescope daemon --ui`) and real hosts (the samples). Run by tools/test; prints one line per
 check and "browser: N passed, M failed" at the end; exits 1 when a check failed.
 
-Usage: web_view_test.py BUILD_DIR [--screenshots DIR]
+Usage: web_view_test.py BUILD_DIR [--screenshots DIR] [--recording-only]
+(--recording-only: only the checks of `nodescope ui --from`, to iterate on them)
 """
 import json
 import os
@@ -14,12 +15,15 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 BUILD = os.path.abspath(sys.argv[1])
 SHOTS = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
@@ -84,6 +88,149 @@ def row_paths(driver):
     return [row.get_attribute("data-path") for row in rows(driver)]
 
 
+def nodescope_json(*args):
+    return json.loads(subprocess.run([os.path.join(BUILD, "nodescope"), *args], capture_output=True, text=True,
+                                     timeout=60, check=True).stdout)
+
+
+def page_tree(driver):
+    """The rows on the page, every node open: (id, state mark class) in order."""
+    shown = []
+    for row in rows(driver):
+        mark = row.find_element(By.CSS_SELECTOR, ".mark").get_attribute("class").split()
+        shown.append((int(row.get_attribute("data-id")), next(c for c in mark if c.startswith("s-"))))
+    return shown
+
+
+def expected_tree(recording, at):
+    view = nodescope_json("tree", "--from", recording, "--at", at, "--json")
+    return [(n["id"], "s-placeholder" if n.get("isPlaceholder") else "s-" + n["status"]) for n in view["nodes"]]
+
+
+def settled(driver):
+    """The instant the page shows once it has no answer on its way, else None."""
+    return driver.execute_script(
+        "return !replay.busy && replay.wanted === null && !replay.playing ? window.nodescopeInstant : null")
+
+
+def at_of(driver):
+    return urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query).get("at", [None])[0]
+
+
+def same_tree_as_cli(driver, recording):
+    """Whether the page's tree is the CLI's tree at the instant in the page's address."""
+    def compare():
+        if not settled(driver):
+            return None
+        at = at_of(driver)
+        driver.find_element(By.ID, "expand-all").click()
+        shown = page_tree(driver)
+        return (at, shown, expected_tree(recording, at)) if shown == expected_tree(recording, at) else None
+    result = until(compare, 20, 0.3)
+    if result is None and at_of(driver):
+        return False, f"at {at_of(driver)}: page {page_tree(driver)} vs cli {expected_tree(recording, at_of(driver))}"
+    return result is not None, (result[0] if result else "")
+
+
+def recording_checks(driver, scratch):
+    """`nodescope ui --from FILE`: a real daemon records a real sample; the page's time slider,
+    step buttons, keys and play show the tree that `tree --from FILE --at T` prints at T."""
+    print("browser: a recording with a time slider (ui --from)")
+    records = os.path.join(scratch, "recordings")
+    os.makedirs(records)
+    socket = os.path.join(scratch, "r.sock")
+    recorder = start([os.path.join(BUILD, "nodescope"), "daemon", "--socket", socket, "--record-dir", records,
+                      "--log-level", "warning"])
+    check("the recording daemon answers", until(lambda: os.path.exists(socket), 20))
+    sample = start([os.path.join(BUILD, "sample-nodes"), "--quiet", "--leak", "retain-cycle", "--pace", "300", "--hold", "2"],
+                   env=dict(os.environ, NODESCOPE_SOCKET=socket))
+    sample.wait(120)
+
+    def finished():
+        names = [n for n in os.listdir(records) if n.endswith(".nsrec")]
+        if len(names) != 1:
+            return None
+        with open(os.path.join(records, names[0]), "rb") as file:
+            return os.path.join(records, names[0]) if file.read()[-8:] == b"NSRIDX\x00\x01" else None
+    recording = until(finished, 30)
+    check("the daemon leaves a finished recording of the sample", recording)
+    recorder.send_signal(signal.SIGTERM)
+    recorder.wait(30)
+    if not recording:
+        return
+
+    served = start([os.path.join(BUILD, "nodescope"), "ui", "--from", recording])
+    url = served.stdout.readline().strip()
+    check("ui --from prints the page's address", url.startswith("http://127.0.0.1:") and "token=" in url, url)
+    base = url.split("/?")[0]
+    info = nodescope_json("tree", "--from", recording, "--at", "end", "--json")
+    check("the recording's tree has the sample's flows", any(n.get("name") == "ProfileFlow" for n in info["nodes"]))
+
+    # A link with an instant opens at that instant, the token traded for the cookie.
+    driver.get(url + "&at=event:60")
+    check("a link with ?at= keeps its instant through the token's trade",
+          until(lambda: driver.current_url == base + "/?at=event%3A60" or driver.current_url == base + "/?at=event:60"),
+          driver.current_url)
+    check("the timeline is shown for a recording", until(lambda: driver.find_element(By.ID, "timeline").is_displayed()))
+    ok, detail = same_tree_as_cli(driver, recording)
+    check("at event:60 the page's tree is `tree --from FILE --at event:60`", ok, detail)
+    check("the page says which record it shows", "record 60 of" in driver.find_element(By.ID, "instant-event").text,
+          driver.find_element(By.ID, "instant-event").text)
+
+    # The slider, clicked at a few places: the tree follows, the address keeps the instant.
+    scrubber = driver.find_element(By.ID, "scrubber")
+    width = scrubber.size["width"]
+    seen = set()
+    for fraction in (0.15, 0.45, 0.8, 0.98):
+        before = at_of(driver)
+        ActionChains(driver).move_to_element_with_offset(scrubber, int(width * (fraction - 0.5)), 0).click().perform()
+        moved = until(lambda: settled(driver) and at_of(driver) != before)
+        ok, detail = same_tree_as_cli(driver, recording)
+        check(f"the slider at {int(fraction * 100)}% shows the tree of its instant", moved and ok, f"{at_of(driver)} {detail}")
+        seen.add(json.dumps(page_tree(driver)))
+    check("the tree changes as the slider moves", len(seen) >= 3, str(len(seen)))
+    if SHOTS:
+        driver.save_screenshot(os.path.join(SHOTS, "web-view-recording.png"))
+
+    # Steps of one record, by button and by key.
+    event = settled(driver)["event"]
+    driver.find_element(By.ID, "step-back").click()
+    until(lambda: at_of(driver) == f"event:{max(event - 1, 0)}" and settled(driver))
+    ok, detail = same_tree_as_cli(driver, recording)
+    check("the step button goes back one record", at_of(driver) == f"event:{max(event - 1, 0)}" and ok, f"{at_of(driver)} {detail}")
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    until(lambda: at_of(driver) == f"event:{event}" and settled(driver))
+    ok, detail = same_tree_as_cli(driver, recording)
+    check("the right arrow key goes forward one record", at_of(driver) == f"event:{event}" and ok, f"{at_of(driver)} {detail}")
+
+    # Play from the start, pause: the tree is that of the instant where it paused.
+    driver.get(base + "/?at=0")
+    until(lambda: settled(driver))
+    driver.find_element(By.ID, "play").click()
+    played = until(lambda: driver.execute_script("return window.nodescopeInstant.seconds > 0.5"), 30)
+    driver.find_element(By.ID, "play").click()
+    ok, detail = same_tree_as_cli(driver, recording)
+    check("play moves through the recording and pause stops at an instant", played and ok, f"{at_of(driver)} {detail}")
+
+    # The end: the leak panel lists what `leaks --from FILE --at end` lists.
+    driver.get(base + "/?at=end")
+    until(lambda: settled(driver))
+    leaks = nodescope_json("leaks", "--from", recording, "--at", "end", "--format", "json")
+    expected = [str(leak["nodeID"]) for leak in leaks]
+    listed = until(lambda: (lambda shown: shown if shown == expected else None)(
+        [li.get_attribute("data-node") for li in driver.find_elements(By.CSS_SELECTOR, "#leak-list li[data-node]")]), 10)
+    check("at the end the leak panel lists the recording's leaks", expected and listed == expected, f"{listed} vs {expected}")
+    ok, detail = same_tree_as_cli(driver, recording)
+    check("at the end the tree is `tree --from FILE --at end`", ok, detail)
+    if SHOTS:
+        duration = driver.execute_script("return replay.info.durationSeconds")
+        driver.get(base + "/?at=" + str(round(duration * 0.55, 3)))
+        until(lambda: settled(driver))
+        driver.save_screenshot(os.path.join(SHOTS, "web-view-recording-mid.png"))
+    served.send_signal(signal.SIGINT)
+    check("ui --from ends on Ctrl-C", served.wait(30) == 0)
+
+
 def main():
     scratch = tempfile.mkdtemp(prefix="nodescope-web-")
     options = Options()
@@ -92,6 +239,9 @@ def main():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(30)
     try:
+        if "--recording-only" in sys.argv:
+            recording_checks(driver, scratch)
+            return finish()
         print("browser: the web view in headless Chromium")
         served, url = daemon(scratch)
         check("the daemon prints the page's address", url.startswith("http://127.0.0.1:") and "token=" in url, url)
@@ -271,6 +421,8 @@ def main():
         keep_alive = until(lambda: any(line.startswith(": keep-alive") for line in idle_lines), 30)
         check("an idle event stream gets a keep-alive", keep_alive, str(idle_lines[:6]))
         idle.send_signal(signal.SIGTERM)
+
+        recording_checks(driver, scratch)
     finally:
         driver.quit()
         for child in children:
@@ -281,6 +433,10 @@ def main():
                 child.wait(10)
             except subprocess.TimeoutExpired:
                 child.kill()
+    return finish()
+
+
+def finish():
     print(f"browser: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -44,4 +44,20 @@ struct UICommandTests {
         ui.signal(SIGINT)
         #expect(ui.waitForExit() == 0, "\(ui.stderr)")
     }
+
+    @Test func uiFromAFileThatIsNoRecordingIsAClearError() throws {
+        let scratch = makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let foreign = scratch.appendingPathComponent("notes.txt").path
+        try "not a recording at all\n".write(toFile: foreign, atomically: true, encoding: .utf8)
+        let cases = [
+            (foreign, Int32(1), "not a Nodescope recording"),
+            (scratch.appendingPathComponent("missing.nsrec").path, Int32(2), "no such file"),
+        ]
+        for (path, status, words) in cases {
+            let ui = try ChildProcess("nodescope", ["ui", "--from", path])
+            #expect(ui.waitForExit() == status, "\(ui.stderr)")
+            #expect(ui.stderr.contains(words), "\(ui.stderr)")
+        }
+    }
 }

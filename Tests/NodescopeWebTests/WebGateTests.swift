@@ -58,3 +58,14 @@ import Testing
         #expect(tokens.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
     }
 }
+
+/// Where the browser lands once its token is traded: the link's other parameters stay.
+@Suite struct WebGateLandingTests {
+    @Test func theLinksOtherParametersSurviveTheTrade() {
+        #expect(WebGate.landing(query: nil) == "/")
+        #expect(WebGate.landing(query: "token=abc") == "/")
+        #expect(WebGate.landing(query: "token=abc&at=12.5") == "/?at=12.5")
+        #expect(WebGate.landing(query: "at=event%3A40&token=abc&process=app") == "/?at=event%3A40&process=app")
+        #expect(WebGate.landing(query: "&&token&=x&at=end") == "/?at=end")
+    }
+}

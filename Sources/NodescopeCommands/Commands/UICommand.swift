@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import NodescopeControl
+import NodescopeRecording
 import NodescopeServer
 import NodescopeWeb
 
@@ -15,6 +16,10 @@ struct UICommand: AsyncParsableCommand {
             holds them, node details and the diagram. It listens on loopback only and needs the \
             token in the printed address (then a cookie). Without a running daemon it starts an \
             embedded collector on the socket, as the other commands do. Ends on Ctrl-C.
+
+            With --from FILE it serves a recording (see `nodescope record`) instead, with a time \
+            slider: the tree and leaks at any instant, play and step buttons, and an address that \
+            keeps the instant (?at=12.5, ?at=event:N, ?at=end).
             """)
 
     @Option(help: "The port to listen on (0 picks a free one).")
@@ -23,6 +28,9 @@ struct UICommand: AsyncParsableCommand {
     @Flag(help: "Open the address in the desktop's browser (xdg-open).")
     var open = false
 
+    @Option(help: "Serve this recording (see `nodescope record`) with a time slider, instead of the live collector.")
+    var from: String?
+
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -30,6 +38,12 @@ struct UICommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        var logger = Logger(label: "nodescope.ui")
+        logger.logLevel = .notice
+        if let from {
+            try await serve(recording: from, logger: logger)
+            return
+        }
         let socket = connection.socketPath
         try ControlClient.checkPlace(of: socket)
         var embedded: CollectorServer?
@@ -43,8 +57,6 @@ struct UICommand: AsyncParsableCommand {
             embedded = server
             Terminal.note("no daemon on \(socket); started an embedded collector (it stops with this command)")
         }
-        var logger = Logger(label: "nodescope.ui")
-        logger.logLevel = .notice
         let web = WebViewServer(socketPath: socket, port: port, logger: logger)
         let open = self.open
         do {
@@ -55,6 +67,28 @@ struct UICommand: AsyncParsableCommand {
                 "the web view could not serve on 127.0.0.1:\(port): \(error); choose another port with --port (0 picks a free one)")
         }
         await embedded?.stop()
+    }
+
+    /// Opens the recording at `path` (a clear error, exit 1, when it is none), makes its
+    /// keyframes, and serves it until Ctrl-C.
+    private func serve(recording path: String, logger: Logger) async throws {
+        let bytes = try InputFile.read(path)
+        let reader: RecordingReader
+        do {
+            reader = try RecordingReader(bytes: bytes)
+        } catch {
+            throw CLIError("cannot read \(path): \(error.message)", exitCode: 1)
+        }
+        for warning in reader.warnings { Terminal.note("\(path): \(warning)") }
+        let source = RecordingSource(name: URL(fileURLWithPath: path).lastPathComponent, reader: reader)
+        let web = WebViewServer(recording: source, port: port, logger: logger)
+        let open = self.open
+        do {
+            try await web.run { url in UICommand.announce(url, open: open) }
+        } catch {
+            throw CLIError(
+                "the web view could not serve on 127.0.0.1:\(port): \(error); choose another port with --port (0 picks a free one)")
+        }
     }
 
     /// Prints the address (the one line on standard output) and opens it when asked.

@@ -91,6 +91,7 @@ function showBanner(text) {
 // MARK: The live tree
 
 function choose(pid) {
+  if (replay.info) return; // a recording has its one process
   if (state.process === pid && state.source) return;
   state.process = pid;
   state.selected = null;
@@ -382,6 +383,10 @@ async function refreshLeaks() {
   } catch (error) {
     return;
   }
+  renderLeaks();
+}
+
+function renderLeaks() {
   const list = $("leak-list");
   list.replaceChildren();
   $("leak-count").textContent = state.leaks.length ? "(" + state.leaks.length + ")" : "";
@@ -420,14 +425,19 @@ function updateFocus() {
 function diagramURL(format, download) {
   const root = state.focus !== null && state.nodes.has(state.focus) ? pathOf(state.focus) : "";
   return "/api/diagram?process=" + encodeURIComponent(state.process) + "&root=" + encodeURIComponent(root)
-    + "&format=" + format + (download ? "&download=1" : "");
+    + "&format=" + format + (download ? "&download=1" : "") + atParameter();
+}
+
+// "&at=…" of the instant shown, when the page shows a recording.
+function atParameter() {
+  return replay.info && replay.reached ? "&at=" + encodeURIComponent(replay.reached.requested) : "";
 }
 
 function updateDownloads() {
   if (!state.process) return;
   $("download-svg").href = diagramURL("svg", true);
   $("download-dot").href = diagramURL("dot", true);
-  $("download-json").href = "/api/tree?process=" + encodeURIComponent(state.process) + "&download=1";
+  $("download-json").href = "/api/tree?process=" + encodeURIComponent(state.process) + "&download=1" + atParameter();
   if (state.tab === "diagram") $("diagram").src = diagramURL("svg", false);
 }
 
@@ -438,6 +448,148 @@ function selectTab(tab) {
   $("tree-view").hidden = tab !== "tree";
   $("diagram-view").hidden = tab !== "diagram";
   updateDownloads();
+}
+
+// MARK: A recording at an instant (nodescope ui --from FILE)
+
+const replay = {
+  info: null,       // the recording: file, process, records, durationSeconds, startWallNanos, end, warnings
+  reached: null,    // the instant shown: requested, event, seconds, ended, warnings
+  wanted: null,     // the instant to ask for once the answer on its way has come
+  busy: false,
+  playing: false,
+  playFrom: 0,      // seconds of the recording where playing (re)started …
+  playStart: 0,     // … and when, in ms of performance.now()
+};
+
+function startRecording(info) {
+  replay.info = info;
+  $("timeline").hidden = false;
+  $("scrubber").max = String(Math.max(0, Math.round(info.durationSeconds * 1000)));
+  $("scale-end").textContent = formatSeconds(info.durationSeconds);
+  const ends = { normal: "exited", abnormal: "ended abnormally", stopped: "recording stopped", cut: "cut off" };
+  setStatus(`recording ${info.file} · ${info.records.toLocaleString("en")} records · ${ends[info.end] || info.end}`, "recorded");
+  if (info.warnings.length) showBanner(info.warnings.join(" "));
+  $("scrubber").addEventListener("input", () => {
+    stopPlaying();
+    seek(String(Number($("scrubber").value) / 1000));
+  });
+  $("step-back").addEventListener("click", () => { stopPlaying(); step(-1); });
+  $("step-forward").addEventListener("click", () => { stopPlaying(); step(1); });
+  $("play").addEventListener("click", () => (replay.playing ? stopPlaying() : startPlaying()));
+  $("speed").addEventListener("change", () => { replay.playFrom = shownSeconds(); replay.playStart = performance.now(); });
+  document.addEventListener("keydown", (event) => {
+    if (event.target.id === "search" || event.target.tagName === "SELECT" || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === " " && event.target.tagName !== "BUTTON") {
+      event.preventDefault();
+      replay.playing ? stopPlaying() : startPlaying();
+    } else if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault();
+      stopPlaying();
+      step(event.key === "ArrowLeft" ? -1 : 1);
+    }
+  });
+  seek(new URLSearchParams(location.search).get("at") || "end");
+}
+
+// Asks for an instant; while an answer is on its way, only the latest instant asked for is kept
+// (a slider dragged fast, or playing, skips instants rather than queueing them).
+function seek(at) {
+  replay.wanted = at;
+  if (!replay.busy) fetchInstant();
+}
+
+async function fetchInstant() {
+  const at = replay.wanted;
+  replay.wanted = null;
+  replay.busy = true;
+  try {
+    showInstant(await getJSON("/api/instant?at=" + encodeURIComponent(at)));
+  } catch (error) {
+    stopPlaying();
+    showBanner("Cannot show that instant: " + error.message);
+  }
+  replay.busy = false;
+  if (replay.wanted !== null) fetchInstant();
+}
+
+function showInstant(body) {
+  const instant = body.instant;
+  replay.reached = instant;
+  state.processes = body.process ? [body.process] : [];
+  state.process = String(body.process ? body.process.pid : replay.info.pid);
+  renderProcesses();
+  if (body.tree) {
+    loadTree(body.tree);
+  } else {
+    state.nodes.clear();
+    state.children.clear();
+    scheduleRender();
+  }
+  state.leaks = body.leaks;
+  renderLeaks();
+  if (state.selected !== null) renderDetails();
+  if (replay.wanted === null) $("scrubber").value = String(Math.round(shownSeconds() * 1000));
+  $("instant-time").textContent = formatSeconds(shownSeconds(), 3) + " / " + formatSeconds(replay.info.durationSeconds);
+  $("instant-event").textContent = `record ${instant.event.toLocaleString("en")} of ${replay.info.records.toLocaleString("en")}`
+    + (instant.ended ? " · ended" : "");
+  const wall = new Date((replay.info.startWallNanos + instant.seconds * 1e9) / 1e6);
+  $("instant-wall").textContent = wall.toISOString().replace("T", " ").replace("Z", " UTC");
+  const extra = instant.warnings.filter((w) => !replay.info.warnings.includes(w));
+  showBanner(replay.info.warnings.concat(extra).join(" "));
+  const params = new URLSearchParams(location.search);
+  params.set("at", instant.requested);
+  history.replaceState(null, "", "?" + params.toString());
+  updateDownloads();
+  // What the page shows, for the tests (nothing else reads it).
+  window.nodescopeInstant = instant;
+}
+
+// Seconds of the instant shown: the one asked for when it was a time, else where the replay stopped.
+function shownSeconds() {
+  if (!replay.reached) return 0;
+  const asked = /^([0-9]+(?:\.[0-9]+)?)(ms|s)?$/.exec(replay.reached.requested);
+  if (asked) return Math.min(Number(asked[1]) / (asked[2] === "ms" ? 1000 : 1), replay.info.durationSeconds);
+  return replay.reached.seconds;
+}
+
+function step(delta) {
+  const event = replay.reached ? replay.reached.event : 0;
+  seek("event:" + Math.max(0, Math.min(replay.info.records, event + delta)));
+}
+
+function startPlaying() {
+  let from = shownSeconds();
+  if (from >= replay.info.durationSeconds) from = 0;
+  replay.playing = true;
+  replay.playFrom = from;
+  replay.playStart = performance.now();
+  $("play").textContent = "❚❚";
+  $("play").classList.add("playing");
+  $("play").setAttribute("aria-label", "Pause");
+  tick();
+}
+
+function stopPlaying() {
+  if (!replay.playing) return;
+  replay.playing = false;
+  $("play").textContent = "▶";
+  $("play").classList.remove("playing");
+  $("play").setAttribute("aria-label", "Play");
+}
+
+function tick() {
+  if (!replay.playing) return;
+  const speed = Number($("speed").value);
+  const seconds = Math.min(replay.info.durationSeconds, replay.playFrom + ((performance.now() - replay.playStart) / 1000) * speed);
+  seek(String(Math.round(seconds * 1000) / 1000));
+  if (seconds >= replay.info.durationSeconds) { stopPlaying(); return; }
+  setTimeout(tick, 100);
+}
+
+function formatSeconds(value, digits) {
+  if (digits === undefined) digits = value < 10 ? 1 : 0;
+  return value.toFixed(digits) + " s";
 }
 
 // MARK: Start
@@ -458,10 +610,16 @@ async function start() {
     scheduleRender();
   });
   $("search").addEventListener("input", (event) => { state.search = event.target.value.trim(); scheduleRender(); });
+  let info = {};
   try {
-    const info = await getJSON("/api/info");
-    $("start-line").textContent = info.startLine;
+    info = await getJSON("/api/info");
+    $("start-line").textContent = info.startLine || "";
   } catch (error) { /* the process list says what is wrong */ }
+  if (info.recording) {
+    startRecording(info.recording);
+    renderRows();
+    return;
+  }
   // A link may name the process: /?process=PID (or a name the collector knows).
   const wanted = new URLSearchParams(location.search).get("process");
   if (wanted) choose(wanted);
