@@ -11,6 +11,15 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "memory-probe" {
     exit(0)
 }
 
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "registry-bytes" {
+    // The host registry's bytes per live node alone. Usage: nodescope-bench registry-bytes [count]
+    let count = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 100_000 : 100_000
+    // The fixed cost first: memory freed by an earlier tracker would be reused unseen.
+    print("a recording tracker's fixed cost: \(trackerFixedBytes() >> 10) KiB")
+    print(String(format: "host registry memory per live node (4 objects each): %.0f bytes", registryBytesPerNode(count: count)))
+    exit(0)
+}
+
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "profile-cycles" {
     // For profilers (valgrind --tool=callgrind): attach+detach cycles only, the agent connected
     // (or `off`). Usage: nodescope-bench profile-cycles [off|connected] [count]

@@ -1,7 +1,10 @@
-/// A map from node id to a record's slot, built for the tracker's hot path: open addressing
+/// A map from node ids to integers, built for a hot path: open addressing
 /// with linear probing and a multiplicative hash, instead of a dictionary's SipHash (a fair
 /// part of every event's cost). Ids are never 0, so 0 marks an empty bucket; deletion shifts
 /// the following entries back, so no tombstones build up.
+///
+/// (The registry itself now keeps a denser variant of the same table, slots only, comparing
+/// ids in its records: see ``NodeRegistry``.)
 struct NodeSlotTable {
     private var keys: [UInt64]
     private var values: [Int32]

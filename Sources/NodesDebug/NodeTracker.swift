@@ -375,10 +375,11 @@ public final class NodeTracker: Sendable {
     /// The whole current tree, consistent with every event up to its `sequence`.
     public func snapshot() -> TreeSnapshot {
         _ = pollReleases()
-        // Only a reference to the records is taken under the lock; sorting and building the
-        // snapshot (most of the work on a big tree) happen without holding up the app.
-        let (records, sequence, tests) = withApplied { ($0.registry.currentRecords, $0.sequence, $0.tests) }
-        return TreeSnapshot(sequence: sequence, nodes: NodeRegistry.snapshotNodes(of: records), tests: tests)
+        // Only a copy of the registry (references to its buffers) is taken under the lock;
+        // sorting and building the snapshot (most of the work on a big tree) happen without
+        // holding up the app.
+        let (registry, sequence, tests) = withApplied { ($0.registry, $0.sequence, $0.tests) }
+        return TreeSnapshot(sequence: sequence, nodes: registry.snapshotNodes(), tests: tests)
     }
 
     /// The sequence number of the latest event.
@@ -464,8 +465,8 @@ public final class NodeTracker: Sendable {
     /// Call it from a thread whose stack holds no reference that should count.
     public func explain(_ nodes: [NodeID], with analysis: RetainerAnalysis) -> ([RetainersFrame], ExplainOutcome) {
         #if os(Linux)
-        let records = withApplied { $0.registry.currentRecords }
-        let query = RetainerQuery(explaining: Set(nodes), in: records)
+        let registry = withApplied { $0.registry }
+        let query = RetainerQuery(explaining: Set(nodes), in: registry)
         guard !query.targets.isEmpty else { return ([], .nothingAlive) }
         let frames = analysis.explain(
             query.targets, attached: query.attached, detached: query.detached, countingAgainstBudget: false)
@@ -483,11 +484,11 @@ public final class NodeTracker: Sendable {
     ///
     /// Every address in it is obfuscated: the lists are in memory when the analysis copies it.
     func retainerQuery(detachedBy: UInt64, maxObjects: Int) -> RetainerQuery {
-        let (nodes, records) = withApplied { state -> ([NodeID], [NodeRegistry.Record]) in
+        let (nodes, registry) = withApplied { state -> ([NodeID], NodeRegistry) in
             let nodes = state.registry.takeUnexplained(detachedBy: detachedBy, maxObjects: maxObjects)
-            return (nodes, nodes.isEmpty ? [] : state.registry.currentRecords)
+            return (nodes, nodes.isEmpty ? NodeRegistry() : state.registry)
         }
-        return RetainerQuery(explaining: Set(nodes), in: records)
+        return RetainerQuery(explaining: Set(nodes), in: registry)
     }
 
     // MARK: Private
@@ -558,7 +559,7 @@ public final class NodeTracker: Sendable {
             let name = details.name ?? entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
             let change = state.registry.attach(
                 node, parent: details.parent, kind: details.kind, name: name, time: time, principal: nil,
-                origin: details.origin)
+                origin: details.origin, expectedObjects: Int(entry.index))
             Self.noteTest(details.origin.test, in: &state)
             emit(change, for: node, at: time, origin: details.origin, in: &state)
         case .object:

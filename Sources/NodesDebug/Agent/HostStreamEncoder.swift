@@ -40,39 +40,28 @@ struct HostStreamEncoder {
             let id = node.id.rawValue
             let kind = intern(node.kind.rawValue, into: &buffer)
             let name = intern(node.name, into: &buffer)
-            encoder.encode(
-                .nodeAttached(
-                    NodeAttachedFrame(
-                        sequence: sequence, timeNanos: node.attachedAt, nodeID: id, parentID: node.parent?.rawValue ?? 0,
-                        kindStringID: kind, nameStringID: name)), into: &buffer)
+            DeltaFrameWriter.nodeAttached(
+                sequence: sequence, time: node.attachedAt, node: id, parent: node.parent?.rawValue ?? 0, kind: kind,
+                name: name, into: &buffer)
             encodeOrigin(node.origin, of: id, into: &buffer)
             for object in node.objects {
                 let role = intern(object.role.rawValue, into: &buffer)
                 let typeName = intern(object.typeName, into: &buffer)
-                encoder.encode(
-                    .objectAdded(
-                        ObjectAddedFrame(
-                            sequence: sequence, timeNanos: node.attachedAt, nodeID: id, objectIndex: object.index,
-                            roleStringID: role, typeNameStringID: typeName)), into: &buffer)
+                DeltaFrameWriter.objectAdded(
+                    sequence: sequence, time: node.attachedAt, node: id, index: object.index, role: role,
+                    typeName: typeName, into: &buffer)
             }
             for object in node.objects where !object.isAlive {
-                encoder.encode(
-                    .objectReleased(
-                        ObjectReleasedFrame(
-                            sequence: sequence, timeNanos: node.detachedAt ?? node.attachedAt, nodeID: id,
-                            objectIndex: object.index)), into: &buffer)
+                DeltaFrameWriter.objectReleased(
+                    sequence: sequence, time: node.detachedAt ?? node.attachedAt, node: id, index: object.index,
+                    into: &buffer)
             }
             if let state = node.state, let wireState = WireNodeState(rawValue: state.rawValue) {
-                encoder.encode(
-                    .stateChanged(
-                        StateChangedFrame(
-                            sequence: sequence, timeNanos: node.attachedAt, nodeID: id, state: wireState)), into: &buffer)
+                DeltaFrameWriter.stateChanged(
+                    sequence: sequence, time: node.attachedAt, node: id, state: wireState.rawValue, into: &buffer)
             }
             if let detachedAt = node.detachedAt {
-                encoder.encode(
-                    .nodeDetached(
-                        NodeDetachedFrame(
-                            sequence: sequence, timeNanos: detachedAt, nodeID: id)), into: &buffer)
+                DeltaFrameWriter.nodeDetached(sequence: sequence, time: detachedAt, node: id, into: &buffer)
             }
         }
         encoder.encode(.snapshotEnd(sequence: sequence), into: &buffer)
@@ -85,33 +74,22 @@ struct HostStreamEncoder {
         case .attached(let parent, let kind, let name):
             let kindID = intern(kind.rawValue, into: &buffer)
             let nameID = intern(name, into: &buffer)
-            encoder.encode(
-                .nodeAttached(
-                    NodeAttachedFrame(
-                        sequence: sequence, timeNanos: time, nodeID: id, parentID: parent?.rawValue ?? 0,
-                        kindStringID: kindID, nameStringID: nameID)), into: &buffer)
+            DeltaFrameWriter.nodeAttached(
+                sequence: sequence, time: time, node: id, parent: parent?.rawValue ?? 0, kind: kindID, name: nameID,
+                into: &buffer)
             if let origin = event.origin { encodeOrigin(origin, of: id, into: &buffer) }
         case .objectAdded(let index, let role, let typeName):
             let roleID = intern(role.rawValue, into: &buffer)
             let typeID = intern(typeName, into: &buffer)
-            encoder.encode(
-                .objectAdded(
-                    ObjectAddedFrame(
-                        sequence: sequence, timeNanos: time, nodeID: id, objectIndex: index,
-                        roleStringID: roleID, typeNameStringID: typeID)), into: &buffer)
+            DeltaFrameWriter.objectAdded(
+                sequence: sequence, time: time, node: id, index: index, role: roleID, typeName: typeID, into: &buffer)
         case .stateChanged(let state):
             guard let wireState = WireNodeState(rawValue: state.rawValue) else { return }
-            encoder.encode(
-                .stateChanged(
-                    StateChangedFrame(
-                        sequence: sequence, timeNanos: time, nodeID: id, state: wireState)), into: &buffer)
+            DeltaFrameWriter.stateChanged(sequence: sequence, time: time, node: id, state: wireState.rawValue, into: &buffer)
         case .detached:
-            encoder.encode(.nodeDetached(NodeDetachedFrame(sequence: sequence, timeNanos: time, nodeID: id)), into: &buffer)
+            DeltaFrameWriter.nodeDetached(sequence: sequence, time: time, node: id, into: &buffer)
         case .released(let index, _, _):
-            encoder.encode(
-                .objectReleased(
-                    ObjectReleasedFrame(
-                        sequence: sequence, timeNanos: time, nodeID: id, objectIndex: index)), into: &buffer)
+            DeltaFrameWriter.objectReleased(sequence: sequence, time: time, node: id, index: index, into: &buffer)
         }
     }
 
