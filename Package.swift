@@ -163,6 +163,7 @@ let package = Package(
                 "NodescopeServer", "NodescopeControl", "NodescopeCollector", "NodescopeWire", "SeededRandom",
                 "NodescopeRecording", "NodescopeReplay",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),

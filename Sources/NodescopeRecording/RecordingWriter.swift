@@ -77,7 +77,8 @@ public struct RecordingWriter: Sendable {
                     guard offset + size <= raw.count else { break }
                     if records % stride == 0 {
                         entries.append(
-                            RecordingIndexEntry(recordNumber: records, byteOffset: firstOffset + UInt64(cursor - start), arrivalNanos: base))
+                            RecordingIndexEntry(recordNumber: records, byteOffset: firstOffset + UInt64(cursor - start), arrivalNanos: base)
+                        )
                     }
                     if cursor == start {
                         for byte in firstDelta {

@@ -76,8 +76,10 @@ public struct ReplayCursor: Sendable {
             if let target, item.arrivalNanos > target { return }
             changes.removeAll(keepingCapacity: true)
             var eventNanos: UInt64?
-            if observe != nil, case .frame(let message) = item.content, !replay.hasEnded {
-                eventNanos = RecordingReplay.eventTime(of: message).map(mapping.collectorTime)
+            if observe != nil, !replay.hasEnded, case .frame(let message) = item.content,
+                let hostTime = RecordingReplay.eventTime(of: message)
+            {
+                eventNanos = mapping.collectorTime(hostTime)
             }
             guard apply(item, changes: &changes) else {
                 isStopped = true
@@ -87,10 +89,10 @@ public struct ReplayCursor: Sendable {
             replay.recordsApplied = item.number + 1
             replay.arrivalNanos = item.arrivalNanos
             if let observe, !changes.isEmpty {
-                observe(
-                    RecordingReplay.Step(
-                        changes: changes, arrivalNanos: item.arrivalNanos, eventNanos: eventNanos, collector: replay.collector,
-                        session: replay.session))
+                let step = RecordingReplay.Step(
+                    changes: changes, arrivalNanos: item.arrivalNanos, eventNanos: eventNanos, collector: replay.collector,
+                    session: replay.session)
+                observe(step)
             }
         }
     }

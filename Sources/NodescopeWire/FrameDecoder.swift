@@ -40,7 +40,8 @@ public struct FrameDecoder: Sendable {
     /// Calls `body` with the bytes of the frame that ``next()`` returned last, exactly as they
     /// arrived (length, type and payload), or with an empty buffer when there is none. Valid
     /// until the next feed: a recorder copies them rather than encoding the message again.
-    public func withLastFrameBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    /// (Mutating only so that a decoder stored in a class is not copied for the call.)
+    public mutating func withLastFrameBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let range = lastFrame.upperBound <= buffer.count ? lastFrame : 0..<0
         return try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
