@@ -211,6 +211,13 @@ public struct FramePack: Sendable {
     /// Whether it holds no frame.
     public var isEmpty: Bool { count == 0 }
 
+    /// Adds `frames` whole frames lying end to end in `bytes`, as a decoder returned them.
+    public mutating func add(run bytes: UnsafeRawBufferPointer, frames: Int) {
+        guard frames > 0, bytes.count >= 5 * frames else { return }
+        self.bytes.append(contentsOf: bytes)
+        count += frames
+    }
+
     /// Adds a frame: its wire bytes (length, type and payload). Bytes too short to be a frame,
     /// or whose length prefix does not match their count, are ignored.
     public mutating func add(_ frame: UnsafeRawBufferPointer) {

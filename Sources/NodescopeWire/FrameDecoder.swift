@@ -28,14 +28,26 @@ public struct FrameDecoder: Sendable {
     /// Creates a decoder at the start of a stream.
     public init() {}
 
-    /// The number of bytes received but not yet consumed as frames.
-    public var bufferedByteCount: Int { buffer.count - readIndex }
+    /// The number of bytes received but not yet consumed as frames (none once it has failed).
+    public var bufferedByteCount: Int { failure == nil ? buffer.count - readIndex : 0 }
 
     /// The bytes held in memory, consumed or not (for tests of the buffering bound).
     var storageByteCount: Int { buffer.count }
 
     /// The error that poisoned the decoder, if any.
     public var error: WireError? { failure }
+
+    /// Where the frame that ``next()`` returned last lies in the decoder's buffer (empty when
+    /// there is none). Frames returned one after the other since the last feed lie end to end,
+    /// so a caller can note a run of them and take its bytes at once with ``withBytes(in:_:)``.
+    public var lastFrameBounds: Range<Int> { lastFrame }
+
+    /// Calls `body` with the buffer's bytes in `range` (from ``lastFrameBounds``, since the last
+    /// feed), or with an empty buffer when the range is not in the buffer.
+    public mutating func withBytes<R>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let valid = range.lowerBound >= 0 && range.upperBound <= buffer.count ? range : 0..<0
+        return try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[valid])) }
+    }
 
     /// Calls `body` with the bytes of the frame that ``next()`` returned last, exactly as they
     /// arrived (length, type and payload), or with an empty buffer when there is none. Valid
@@ -69,10 +81,10 @@ public struct FrameDecoder: Sendable {
         do {
             return try decodeNext()
         } catch {
+            // The bytes stay until the decoder goes (a failed decoder takes no more): the frames
+            // it returned before the error can still be read (``withBytes(in:_:)``).
             failure = error
             lastFrame = 0..<0
-            buffer = []
-            readIndex = 0
             throw error
         }
     }

@@ -137,6 +137,29 @@ struct RoundTripTests {
         #expect(seen.count == Self.messages.count)
     }
 
+    @Test("the frames of one feed lie end to end, and stay readable after a later frame fails")
+    func runsOfFrames() throws {
+        let good = encodeAll(Self.messages)
+        var decoder = FrameDecoder()
+        decoder.feed(good + [1, 0, 0, 0, 0xFF])  // then a frame of an unknown type
+        var run = 0..<0
+        var count = 0
+        do {
+            while (try decoder.next()) != nil {
+                let bounds = decoder.lastFrameBounds
+                #expect(count == 0 || bounds.lowerBound == run.upperBound)
+                run = (count == 0 ? bounds.lowerBound : run.lowerBound)..<bounds.upperBound
+                count += 1
+            }
+            Issue.record("the frame of an unknown type was not refused")
+        } catch {
+            #expect(decoder.bufferedByteCount == 0)
+        }
+        #expect(count == Self.messages.count)
+        #expect(decoder.withBytes(in: run) { Array($0) } == good)
+        #expect(decoder.withBytes(in: 0..<(good.count + 100)) { $0.count } == 0)
+    }
+
     @Test("the frame header holds the length and the type byte")
     func header() {
         let bytes = FrameEncoder.encoded(.heartbeat(monotonicNanos: 0x0102_0304_0506_0708))

@@ -19,6 +19,8 @@ final class WireConnectionHandler: ChannelInboundHandler {
     /// The bytes of the frames of this read that the collector took, when the session is
     /// recorded: handed to the recordings in one piece (``handOverRecording()``).
     private var recording: FramePack?
+    /// The run of recorded frames not yet copied: where they lie in the decoder's buffer.
+    private var run: (bytes: Range<Int>, frames: Int) = (0..<0, 0)
     /// Whether this read has asked the hub if the session is recorded.
     private var recordingChecked = false
     private var machine = ConnectionStateMachine()
@@ -133,8 +135,29 @@ final class WireConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// Notes a frame that the collector took, for the recordings: frames that lie end to end in
+    /// the decoder's buffer make one run, copied at once.
+    private func noteRecordedFrame(_ bounds: Range<Int>) {
+        if run.frames > 0, bounds.lowerBound == run.bytes.upperBound {
+            run.bytes = run.bytes.lowerBound..<bounds.upperBound
+            run.frames += 1
+            return
+        }
+        copyRun()
+        run = (bounds, 1)
+    }
+
+    /// Copies the run of frames noted so far into the recording's pack.
+    private func copyRun() {
+        guard run.frames > 0 else { return }
+        let (bytes, frames) = run
+        run = (0..<0, 0)
+        decoder.withBytes(in: bytes) { recording?.add(run: $0, frames: frames) }
+    }
+
     /// Hands the frames gathered for the recordings over, before anything that could end them.
     private func handOverRecording() {
+        copyRun()
         guard let pack = recording else { return }
         recording = nil
         if let session { hub.value.recorded(pack, session: session) }
@@ -178,7 +201,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
                 recordingChecked = true
                 if hub.isRecording(session) { recording = FramePack(arrivalNanos: now, capacity: decoder.bufferedByteCount + 4096) }
             }
-            if recording != nil { decoder.withLastFrameBytes { recording?.add($0) } }
+            if recording != nil { noteRecordedFrame(decoder.lastFrameBounds) }
             if case .goodbye(let reason) = message {
                 handOverRecording()
                 // The session ends at its goodbye: nothing after it is read.
