@@ -13,6 +13,20 @@ struct RecordingEndToEndTests {
         return formatter.string(from: date)
     }
 
+    /// The recording of process `pid` in `directory` once it opens without a warning (within 10 s).
+    static func finishedRecording(of pid: Int32, in directory: URL, fixture: DaemonFixture) -> String? {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let name = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.first { $0.contains("-\(pid)-") }
+            if let name {
+                let path = directory.appendingPathComponent(name).path
+                if (try? fixture.finished(["tree", "--from", path]).stderr.isEmpty) == true { return path }
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return nil
+    }
+
     @Test func recordReplaysTheTreesTheCollectorHadLiveAndItsLeaks() throws {
         let fixture = try DaemonFixture()
         defer { fixture.stop() }
@@ -152,18 +166,7 @@ struct DiffEndToEndTests {
             #expect(host.waitForExit(seconds: 30) == 0)
         }
         _ = try fixture.waitForProcesses { $0.filter { !$0.isConnected }.count == 3 }
-        func recording(_ pid: Int32) -> String? {
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                let name = (try? FileManager.default.contentsOfDirectory(atPath: recordings.path))?.first { $0.contains("-\(pid)-") }
-                if let name {
-                    let path = recordings.appendingPathComponent(name).path
-                    if (try? fixture.finished(["tree", "--from", path]).stderr.isEmpty) == true { return path }
-                }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-            return nil
-        }
+        func recording(_ pid: Int32) -> String? { RecordingEndToEndTests.finishedRecording(of: pid, in: recordings, fixture: fixture) }
         let paths = pids.compactMap(recording)
         try #require(paths.count == 3)
         let same = try fixture.finished(["diff", paths[0] + "@end", paths[1]])
@@ -211,18 +214,7 @@ struct DiffPictureEndToEndTests {
         defer { fixture.stop() }
         let runs = try [[], [], ["--feed-v2"]].map { try Self.holdingRun($0, fixture: fixture) }
         _ = try fixture.waitForProcesses { $0.filter { !$0.isConnected }.count == 3 }
-        func recording(_ pid: Int32) -> String? {
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                let name = (try? FileManager.default.contentsOfDirectory(atPath: recordings.path))?.first { $0.contains("-\(pid)-") }
-                if let name {
-                    let path = recordings.appendingPathComponent(name).path
-                    if (try? fixture.finished(["tree", "--from", path]).stderr.isEmpty) == true { return path }
-                }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-            return nil
-        }
+        func recording(_ pid: Int32) -> String? { RecordingEndToEndTests.finishedRecording(of: pid, in: recordings, fixture: fixture) }
         let operands = runs.compactMap { run in recording(run.pid).map { "\($0)@\(run.instant)" } }
         try #require(operands.count == 3)
 

@@ -18,12 +18,11 @@ struct EmbeddedCollector {
     /// The hub under test.
     let hub: CollectorHub
 
-    /// A hub with `settings` and `limits`, recording every host into `recordDirectory` if given.
-    init(settings: CollectorSettings = .init(), limits: ServerLimits = .init(), recordDirectory: String? = nil) {
+    /// A hub with `settings` and `limits`.
+    init(settings: CollectorSettings = .init(), limits: ServerLimits = .init()) {
         let log = log
         hub = CollectorHub(
-            settings: settings, limits: limits, eventLoop: loop, logger: Logger(label: "test") { _ in log },
-            recordDirectory: recordDirectory)
+            settings: settings, limits: limits, eventLoop: loop, logger: Logger(label: "test") { _ in log })
     }
 
     /// A new connection, active. `peerPID` is the socket peer's pid (SO_PEERCRED, with this
