@@ -20,6 +20,15 @@ if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "registry-bytes"
     exit(0)
 }
 
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "profile-alternating" {
+    // Usage: nodescope-bench profile-alternating [pairs] [off|connected]   (both sides by default)
+    let side = CommandLine.arguments.count > 3 ? CommandLine.arguments[3] : ""
+    profileAlternating(
+        pairs: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 100 : 100,
+        sides: (side != "connected", side != "off"))
+    exit(0)
+}
+
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "profile-cycles" {
     // For profilers (valgrind --tool=callgrind): attach+detach cycles only, the agent connected
     // (or `off`). Usage: nodescope-bench profile-cycles [off|connected] [count]

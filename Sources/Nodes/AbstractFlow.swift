@@ -20,14 +20,15 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
     /// casts are slow and attach/detach run often.
     private let lifecycleContext: Context?
     private let workers: [Worker]
-    /// The node's objects as the tracker sees them (cast once here, not at every attach).
-    private let trackedParts: [(object: AnyObject, reporter: TrackedObjectBase?, role: ObjectRole)]
-    /// The same parts for the tracker's one-call attach, when every one reports its own release
-    /// (made at the first attach while recording: an untracked app never pays for it).
-    private lazy var reportingParts: [NodeTracker.Part]? = {
-        let reporting = trackedParts.compactMap { part in part.reporter.map { NodeTracker.Part(object: $0, role: part.role) } }
-        return reporting.count == trackedParts.count ? reporting : nil
-    }()
+    /// The node's other objects (context, workers, view) as the tracker takes them, cast once
+    /// here rather than at every attach: those that report their own release (the runtime's
+    /// base classes) as parts of the tracker's one-call attach, the rest to be watched.
+    ///
+    /// Made here, in the form the tracker takes, because a flow has to hold its objects anyway:
+    /// a second list made for each attach and freed with the flow cost more than every event of
+    /// the node together.
+    private let reportingParts: [NodeTracker.Part]
+    private let otherParts: [(object: AnyObject, role: ObjectRole)]
     /// The tracker and leak detector current when the flow was made.
     private let tracker: NodeTracker
     private let leakDetector: LeakDetector
@@ -47,12 +48,21 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         let workers = (contextObject as? WorkerOwning)?.workers ?? []
         self.workers = workers
         let viewObject = viewController as AnyObject
-        var parts: [(object: AnyObject, reporter: TrackedObjectBase?, role: ObjectRole)] = [
-            (contextObject, contextObject as? TrackedObjectBase, .context)
-        ]
-        parts += workers.map { ($0, $0 as? TrackedObjectBase, .worker) }
-        if viewObject !== contextObject { parts.append((viewObject, viewObject as? TrackedObjectBase, .view)) }
-        self.trackedParts = parts
+        var objects: [(object: AnyObject, role: ObjectRole)] = [(contextObject, .context)]
+        objects += workers.map { ($0, .worker) }
+        if viewObject !== contextObject { objects.append((viewObject, .view)) }
+        var reporting: [NodeTracker.Part] = []
+        reporting.reserveCapacity(objects.count)
+        var others: [(object: AnyObject, role: ObjectRole)] = []
+        for (object, role) in objects {
+            if let reporter = object as? TrackedObjectBase {
+                reporting.append(NodeTracker.Part(object: reporter, role: role))
+            } else {
+                others.append((object, role))
+            }
+        }
+        self.reportingParts = reporting
+        self.otherParts = others
         self.tracker = NodeTracker.current
         self.leakDetector = LeakDetector.current
     }
@@ -160,20 +170,10 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         activeLeakDetector = parentDetector ?? (leakDetector === LeakDetector.shared ? LeakDetector.current : leakDetector)
         let tracker = parent?.tracker ?? (self.tracker === NodeTracker.shared ? NodeTracker.current : self.tracker)
         guard tracker.isRecording else { return }
-        if let reportingParts {
-            tracker.attach(
-                self, role: .flow, parts: reportingParts, parent: parent?.node, kind: .flow, name: nodeName, site: site)
-            return
-        }
         let id = tracker.attach(
-            self, role: .flow, parent: parent?.node, kind: .flow, name: nodeName, findableByObject: false, site: site)
-        for part in trackedParts where part.object !== self {
-            if let reporter = part.reporter {
-                tracker.watch(reporter, role: part.role, in: id)
-            } else {
-                tracker.watch(part.object, role: part.role, in: id)
-            }
-        }
+            self, role: .flow, parts: reportingParts, parent: parent?.node, kind: .flow, name: nodeName, site: site)
+        // Objects that do not report their own release are watched through weak references.
+        for part in otherParts where part.object !== self { tracker.watch(part.object, role: part.role, in: id) }
     }
 
     /// Detaches the node in the tracker and has the leak detector watch its objects.
@@ -184,7 +184,8 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         let detector = activeLeakDetector ?? leakDetector
         activeLeakDetector = nil
         guard detector.isEnabled else { return }
-        detector.expectRelease(of: [self] + trackedParts.map(\.object), node: nodeName)
+        detector.expectRelease(
+            of: [self] + reportingParts.map { $0.object as AnyObject } + otherParts.map(\.object), node: nodeName)
     }
 
     /// The node's name in trees and leak paths: the flow's type name without a trailing `Imp`.

@@ -1,11 +1,13 @@
 import Synchronization
 
-/// One change as the app's thread records it: a fixed-size value of ids, a time and a few
-/// shared strings (no allocation), turned into a registry update and a ``DebugInformation``
-/// later, by whoever drains the ``EventLog`` under the tracker's lock.
+/// One change as the app's thread records it: a fixed-size value of ids, a time and a role (no
+/// allocation), turned into a registry update and a ``DebugInformation`` later, by whoever
+/// drains the ``EventLog`` under the tracker's lock. It fills one 64-byte slot of the log with
+/// the slot's stamp, so that recording a change writes one cache line.
 struct LogEntry {
     enum Operation: UInt8 {
-        /// A node joined the tree; `index` is how many object entries follow it.
+        /// A node joined the tree; `index` is how many object entries follow it. Its
+        /// ``AttachDetails`` take the two slots after it.
         case attach
         /// Object `index` of the node, registered with its attach (it reports its own release).
         case object
@@ -13,17 +15,6 @@ struct LogEntry {
         case detach
         /// Object `index` of the node was deallocated.
         case release
-    }
-
-    /// What only an attach and its objects carry (nil for the frequent changes, which so stay
-    /// a few integers to write and nothing to release).
-    struct Details {
-        var parent: NodeID?
-        var kind: NodeKind
-        var role: ObjectRole
-        /// The node's name when given; otherwise the type's name, looked up on applying.
-        var name: String?
-        var origin: NodeOrigin
     }
 
     var operation: Operation
@@ -34,7 +25,23 @@ struct LogEntry {
     /// The object's type (attach: the principal's; object): its name is interned per type.
     var type: AnyObject.Type?
     var address = ObfuscatedAddress.unknown
-    var details: Details?
+    /// An object's role.
+    var role: ObjectRole?
+}
+
+/// What only an attach carries besides its ``LogEntry``, in the log's two slots after it.
+struct AttachDetails {
+    /// The first slot's part.
+    struct Names {
+        var parent: NodeID?
+        var kind: NodeKind
+        /// The node's name when given; otherwise the type's name, looked up on applying.
+        var name: String?
+    }
+
+    var names: Names
+    /// The second slot's part.
+    var origin: NodeOrigin
 }
 
 /// The bounded hand-off from the app's threads to the tracker's registry: many producers
@@ -49,40 +56,87 @@ final class EventLog: @unchecked Sendable {
     // producer until its stamp reads `ticket + 1` (release store), then to the consumer; a slot
     // outside belongs to whoever reserves its ticket next, which `tail` (release store, after
     // the consumer moved the entry out) guards.
+    //
+    // A slot is one cache line: its stamp, then its payload (a `LogEntry`, or one of the two
+    // parts of an attach's `AttachDetails`), so that an append writes one line, which the
+    // consumer then reads once.
+    //
+    // Three groups of fields on three cache lines: the object's header (its reference count,
+    // which a retain on any thread writes); the producers' line (what an append reads, the next
+    // ticket and their last reading of `tail`); the consumer's (`tail`). Sharing a line would
+    // make every append wait for the other side's last store.
+    private let headerPadding = CacheLinePadding()
     let capacity: Int
     private let mask: Int
-    private let entries: UnsafeMutablePointer<LogEntry>
-    private let stamps: UnsafeMutablePointer<Atomic<UInt64>>
-    // The producers' line (the next ticket, and their last reading of `tail`) and the
-    // consumer's (`tail`) are kept apart: sharing a cache line would make every append wait
-    // for the consumer's last store.
+    private let slots: UnsafeMutableRawPointer
+    private let block: UnsafeMutableRawPointer
     private let head = Atomic<UInt64>(0)
     private let knownTail = Atomic<UInt64>(0)
-    private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let producerPadding = CacheLinePadding()
     private let tail = Atomic<UInt64>(0)
+    private let consumerPadding = CacheLinePadding()
+
+    /// The bytes of a slot, and where its payload starts.
+    static let slotSize = 64
+    private static let payloadOffset = 8
+    /// The slots an attach takes: its entry and its details' two parts.
+    static let attachSlots = 3
 
     init(capacity: Int) {
-        var size = 1
-        while size < max(capacity, 2) { size <<= 1 }
+        precondition(
+            MemoryLayout<LogEntry>.size <= Self.slotSize - Self.payloadOffset
+                && MemoryLayout<AttachDetails.Names>.size <= Self.slotSize - Self.payloadOffset
+                && MemoryLayout<NodeOrigin>.size <= Self.slotSize - Self.payloadOffset,
+            "a log entry outgrew its slot")
+        var size = 64
+        while size < capacity { size <<= 1 }
+        // A smaller log when memory is short: a full log only costs its producers the work.
+        var zeroed = calloc(size + 1, Self.slotSize)
+        while zeroed == nil, size > 64 {
+            size >>= 1
+            zeroed = calloc(size + 1, Self.slotSize)
+        }
+        guard let block = zeroed else { fatalError("nodescope: no memory for the event log") }
         self.capacity = size
         self.mask = size - 1
-        self.entries = .allocate(capacity: size)
-        self.stamps = .allocate(capacity: size)
-        for index in 0..<size { (stamps + index).initialize(to: Atomic(0)) }
+        // Zeroed by calloc (every stamp 0, no slot published), which for a block this size
+        // maps fresh pages without writing them: they take memory only once the ring reaches
+        // them, so a tracker that records little costs little. (Not a mapping of its own: the
+        // kernel would merge it with a neighbouring one, such as a thread's malloc arena, and
+        // hide that arena from the retainer analysis, which reads malloc's layout.) One slot
+        // more, to start the slots on a cache line.
+        self.block = block
+        let address = UInt(bitPattern: block)
+        let aligned = (address + UInt(Self.slotSize) - 1) & ~UInt(Self.slotSize - 1)
+        self.slots = block + Int(aligned - address)
     }
 
     deinit {
-        let (start, end) = (tail.load(ordering: .acquiring), head.load(ordering: .acquiring))
-        var position = start
-        while position < end {
-            let slot = Int(truncatingIfNeeded: position) & mask
-            if stamps[slot].load(ordering: .acquiring) == position &+ 1 { (entries + slot).deinitialize(count: 1) }
-            position &+= 1
-        }
-        stamps.deinitialize(count: capacity)
-        stamps.deallocate()
-        entries.deallocate()
+        // No producer is left: every slot reserved was published.
+        drain { _, _ in }
+        free(block)
+    }
+
+    /// A slot's stamp: the ticket that published it, plus one (0: never published). Zeroed
+    /// memory holds a valid 0 for it.
+    @inline(__always)
+    private func stamp(_ slot: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (slots + slot &* Self.slotSize).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+
+    @inline(__always)
+    private func payload(_ ticket: UInt64) -> UnsafeMutableRawPointer {
+        slots + (Int(truncatingIfNeeded: ticket) & mask) &* Self.slotSize + Self.payloadOffset
+    }
+
+    @inline(__always)
+    private func isPublished(_ ticket: UInt64) -> Bool {
+        stamp(Int(truncatingIfNeeded: ticket) & mask).pointee.load(ordering: .acquiring) == ticket &+ 1
+    }
+
+    @inline(__always)
+    private func markPublished(_ ticket: UInt64) {
+        stamp(Int(truncatingIfNeeded: ticket) & mask).pointee.store(ticket &+ 1, ordering: .releasing)
     }
 
     /// Slots reserved: the first ticket, and whether they fill the log past half, when the
@@ -114,12 +168,23 @@ final class EventLog: @unchecked Sendable {
         }
     }
 
-    /// Fills and publishes the reserved slot `ticket`.
+    /// Fills and publishes the reserved slot `ticket` (not an attach: see
+    /// ``publish(_:details:at:)``).
     @inline(__always)
     func publish(_ entry: consuming LogEntry, at ticket: UInt64) {
-        let slot = Int(truncatingIfNeeded: ticket) & mask
-        (entries + slot).initialize(to: entry)
-        stamps[slot].store(ticket &+ 1, ordering: .releasing)
+        payload(ticket).initializeMemory(as: LogEntry.self, to: entry)
+        markPublished(ticket)
+    }
+
+    /// Fills and publishes an attach's three reserved slots from `ticket`: its details first,
+    /// then the entry, so that a consumer that sees the entry sees its details.
+    @inline(__always)
+    func publish(_ entry: consuming LogEntry, details: consuming AttachDetails, at ticket: UInt64) {
+        payload(ticket &+ 1).initializeMemory(as: AttachDetails.Names.self, to: details.names)
+        markPublished(ticket &+ 1)
+        payload(ticket &+ 2).initializeMemory(as: NodeOrigin.self, to: details.origin)
+        markPublished(ticket &+ 2)
+        publish(entry, at: ticket)
     }
 
     /// Whether a slot was reserved that has not been taken yet.
@@ -130,16 +195,19 @@ final class EventLog: @unchecked Sendable {
     /// The next ticket to be reserved: every entry before it has been reserved.
     var reservedEnd: UInt64 { head.load(ordering: .sequentiallyConsistent) }
 
-    /// Takes the published entries in order, up to the first one still being written, or, with
-    /// `through`, every entry before that ticket (waiting for those being written). Consumer
+    /// Takes the published entries in order (an attach with its details), up to the first one
+    /// still being written, or, with `through`, every entry before that ticket (waiting for
+    /// those being written); about `maximum` slots at most (an attach is not split). Consumer
     /// side only: the caller holds the tracker's lock.
-    func drain(through end: UInt64? = nil, _ body: (consuming LogEntry) -> Void) {
+    func drain(
+        through end: UInt64? = nil, maximum: Int = .max, _ body: (consuming LogEntry, consuming AttachDetails?) -> Void
+    ) {
         var position = tail.load(ordering: .relaxed)
-        let limit = head.load(ordering: .acquiring)
+        let published = head.load(ordering: .acquiring)
+        let limit = published &- position > UInt64(maximum) ? position &+ UInt64(maximum) : published
         var waited = 0
         while position < limit {
-            let slot = Int(truncatingIfNeeded: position) & mask
-            guard stamps[slot].load(ordering: .acquiring) == position &+ 1 else {
+            guard isPublished(position) else {
                 // A producer between its reservation and its publication: only a bounded set of
                 // stores away, so waiting for it is short (it holds no lock).
                 guard let end, position < end else { break }
@@ -147,10 +215,19 @@ final class EventLog: @unchecked Sendable {
                 if waited > 64 { Self.yield() }
                 continue
             }
-            let entry = (entries + slot).move()
-            position &+= 1
-            if position & 255 == 0 { tail.store(position, ordering: .releasing) }
-            body(entry)
+            let entry = payload(position).assumingMemoryBound(to: LogEntry.self).move()
+            var details: AttachDetails?
+            if entry.operation == .attach {
+                // Published before the entry, and reserved with it.
+                let names = payload(position &+ 1).assumingMemoryBound(to: AttachDetails.Names.self).move()
+                let origin = payload(position &+ 2).assumingMemoryBound(to: NodeOrigin.self).move()
+                details = AttachDetails(names: names, origin: origin)
+                position &+= UInt64(Self.attachSlots)
+            } else {
+                position &+= 1
+            }
+            if position & 255 < UInt64(Self.attachSlots) { tail.store(position, ordering: .releasing) }
+            body(entry, details)
         }
         tail.store(position, ordering: .releasing)
     }

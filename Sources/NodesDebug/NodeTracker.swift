@@ -32,10 +32,17 @@ public final class NodeTracker: Sendable {
     /// It is created at the first node event of the process, which is when the agent reads the
     /// environment (`NODESCOPE_SOCKET`, `NODESCOPE`) and, if asked, starts.
     public static let shared: NodeTracker = {
-        let tracker = NodeTracker()
+        let tracker = NodeTracker(logCapacity: sharedLogCapacity)
         NodescopeAgent.startFromEnvironment(tracker: tracker)
         return tracker
     }()
+
+    /// The slots of ``shared``'s log, which the agent's writer drains: a burst of about 3,800
+    /// node cycles (4 MiB, taken as the ring first goes round). Other trackers (a test's) have
+    /// no writer: they apply their changes themselves, and take ``logCapacity`` (256 KiB).
+    static let sharedLogCapacity = 65_536
+    /// The slots of another tracker's log.
+    static let logCapacity = 4_096
 
     /// The tracker that newly created nodes report to: ``shared`` unless a task binds another,
     /// which tests do to observe their own nodes only.
@@ -49,26 +56,46 @@ public final class NodeTracker: Sendable {
         /// connects late still learns of the tests that ran before (at most ``maxTests``).
         var tests: [TestIdentity] = []
         var testIDs: Set<UInt64> = []
+        /// While the agent's writer applies the log itself (``applyRecorded(for:into:encoding:)``):
+        /// its feed, whose events go straight to the writer, encoded for its connection
+        /// (``straight``) or as events into its batch (``directEvents``).
+        var directFeed: AgentFeed?
+        var straight: StraightEncoding?
+        var directEvents: [DebugInformation] = []
     }
 
     /// The most tests a tracker remembers for its snapshots.
     static let maxTests = 100_000
 
+    // The fields are grouped by who writes them, so that what the app's thread reads on every
+    // change sits on cache lines that nobody writes while recording (see ``CacheLinePadding``):
+    // first the object's header (a retain on any thread writes its reference count), the locks
+    // and what they guard; then the read-mostly group; then the writer's idle flag.
+    private let state = Mutex(State())
+    private let consumerWake = Mutex<WakeSignal?>(nil)
+    private let poller = ReleasePoller()
+    private let lockPadding = CacheLinePadding()
     private let recording = Atomic<Bool>(false)
     /// Whether a sink other than the agent's is registered: then every change is applied and
     /// handed to the sinks on the calling thread.
     private let sinksAreSynchronous = Atomic<Bool>(false)
-    private let state = Mutex(State())
-    private let poller = ReleasePoller()
     /// The changes recorded but not yet applied to the registry.
-    private let log = EventLog(capacity: 8_192)
+    private let log: EventLog
+    private let readMostlyPadding = CacheLinePadding()
     /// Set by the consumer (the agent's writer) while it sleeps for want of work: the next
     /// change wakes it through ``consumerWake``.
     let consumerIdle = Atomic<Bool>(false)
-    private let consumerWake = Mutex<WakeSignal?>(nil)
+    private let idlePadding = CacheLinePadding()
 
     /// Creates a tracker that is not recording.
-    public init() {}
+    public convenience init() {
+        self.init(logCapacity: Self.logCapacity)
+    }
+
+    /// A tracker whose log has `logCapacity` slots (the agent's tracker has a large one).
+    init(logCapacity: Int) {
+        log = EventLog(capacity: logCapacity)
+    }
 
     deinit {
         poller.stop()
@@ -89,7 +116,7 @@ public final class NodeTracker: Sendable {
     public func stopRecording() {
         recording.store(false, ordering: .releasing)
         state.withLock { state in
-            log.drain(through: log.reservedEnd) { _ in }
+            log.drain(through: log.reservedEnd) { _, _ in }
             state = State()
         }
     }
@@ -120,9 +147,42 @@ public final class NodeTracker: Sendable {
     var hasUnappliedChanges: Bool { log.hasReserved }
 
     /// Applies every change recorded so far to the registry, handing its events to the sinks.
-    /// The agent's writer calls this each round.
     func applyRecorded() {
         withApplied { _ in }
+    }
+
+    /// What the agent's writer calls each round: applies every change recorded so far, and
+    /// returns how many events the feed's queue dropped.
+    ///
+    /// The events of changes that other threads applied (a reader, an app thread that found the
+    /// log full) wait in `feed`'s queue; the events of the changes applied here skip it, which
+    /// would cost each two more copies, into a ring large enough to hold a slow collector's
+    /// backlog and so cold in the cache. With `encoding` (a connection streaming deltas) and
+    /// nothing dropped, all of them, queued first, are encoded for the connection as they are
+    /// made; otherwise they are appended to `batch`, queued first.
+    func applyRecorded(
+        for feed: AgentFeed, into batch: inout [DebugInformation], encoding: inout StraightEncoding?
+    ) -> UInt64 {
+        let (dropped, wakePoller) = state.withLock { state in
+            // Under the lock: the queue's producer (whoever applies changes) holds it too.
+            let dropped = feed.queue.take(into: &batch)
+            state.directFeed = feed
+            let alone = state.sinks.count == 1 && state.sinks[0] === feed
+            let encodes = alone && dropped == 0 && encoding != nil
+            if encodes {
+                for event in batch { encoding?.encode(event) }
+                batch.removeAll(keepingCapacity: true)
+                swap(&state.straight, &encoding)
+            }
+            swap(&state.directEvents, &batch)
+            let wakePoller = applyLog(through: nil, to: &state)
+            swap(&state.directEvents, &batch)
+            if encodes { swap(&state.straight, &encoding) }
+            state.directFeed = nil
+            return (dropped, wakePoller)
+        }
+        if wakePoller { poller.wake(self) }
+        return dropped
     }
 
     // MARK: Reporting
@@ -200,31 +260,31 @@ public final class NodeTracker: Sendable {
     ) -> NodeID {
         let id = NodeID.next()
         guard isRecording else { return id }
-        let origin = NodeOrigin(site: site, test: TestIdentity.current)
+        let origin = NodeOrigin(site: site, test: TestIdentity.currentIfAny)
         if !sinksAreSynchronous.load(ordering: .relaxed), Self.arePristine(object, parts),
-            let reservation = log.reserve(parts.count + 2)
+            let reservation = reserve(EventLog.attachSlots + 1 + parts.count)
         {
             let ticket = reservation.ticket
             let time = MonotonicClock.now()
+            let type = Swift.type(of: object)
             log.publish(
-                LogEntry(
-                    operation: .attach, index: UInt16(parts.count + 1), node: id, time: time, type: Swift.type(of: object),
-                    details: LogEntry.Details(parent: parent, kind: kind, role: role, name: name, origin: origin)),
+                LogEntry(operation: .attach, index: UInt16(parts.count + 1), node: id, time: time, type: type),
+                details: AttachDetails(names: AttachDetails.Names(parent: parent, kind: kind, name: name), origin: origin),
                 at: ticket)
+            let objects = ticket &+ UInt64(EventLog.attachSlots)
             log.publish(
                 LogEntry(
-                    operation: .object, index: 0, node: id, time: time, type: Swift.type(of: object),
-                    address: ObfuscatedAddress(object),
-                    details: LogEntry.Details(kind: kind, role: role, origin: .unknown)), at: ticket &+ 1)
+                    operation: .object, index: 0, node: id, time: time, type: type, address: ObfuscatedAddress(object),
+                    role: role),
+                at: objects)
             object.trackingHandle = TrackingHandle(tracker: self, node: id, index: 0)
             for (offset, part) in parts.enumerated() {
                 let index = UInt16(offset + 1)
                 log.publish(
                     LogEntry(
                         operation: .object, index: index, node: id, time: time, type: Swift.type(of: part.object),
-                        address: ObfuscatedAddress(part.object),
-                        details: LogEntry.Details(kind: kind, role: part.role, origin: .unknown)),
-                    at: ticket &+ UInt64(offset + 2))
+                        address: ObfuscatedAddress(part.object), role: part.role),
+                    at: objects &+ UInt64(index))
                 part.object.trackingHandle = TrackingHandle(tracker: self, node: id, index: index)
             }
             wakeConsumer(reservation)
@@ -281,7 +341,7 @@ public final class NodeTracker: Sendable {
     ) -> NodeID {
         guard isRecording else { return id }
         let principal = findableByObject ? WeakReference(object) : nil
-        let origin = knownOrigin ?? NodeOrigin(site: site, test: TestIdentity.current)
+        let origin = knownOrigin ?? NodeOrigin(site: site, test: TestIdentity.currentIfAny)
         withApplied { state in
             let nodeName = name ?? TypeNameCache.shared.name(of: Swift.type(of: object))
             let change = state.registry.attach(
@@ -497,7 +557,7 @@ public final class NodeTracker: Sendable {
     /// applied here (a synchronous sink is registered, or the log is full).
     @inline(__always)
     private func record(_ entry: consuming LogEntry, coarse: Bool = false) -> Bool {
-        guard !sinksAreSynchronous.load(ordering: .relaxed), let reservation = log.reserve(1) else { return false }
+        guard !sinksAreSynchronous.load(ordering: .relaxed), let reservation = reserve(1) else { return false }
         // Stamped after the reservation: see pollReleasesWithHorizon(). A state change takes the
         // coarse clock (no verdict depends on its time; it is made no earlier than the node's
         // attach when applied).
@@ -506,6 +566,29 @@ public final class NodeTracker: Sendable {
         wakeConsumer(reservation)
         return true
     }
+
+    /// Reserves `count` slots of the log. When it is full (its consumer, the agent's writer,
+    /// fell behind or was not scheduled; a tracker without an agent has none), the calling
+    /// thread applies a slice of it under the lock and tries once more: a slice, not the whole
+    /// log, so that the thread is soon back to its own work and a writer that runs again does
+    /// the rest. Nil when the log is still full: the caller applies its change on the locked
+    /// path.
+    @inline(__always)
+    private func reserve(_ count: Int) -> EventLog.Reservation? {
+        if let reservation = log.reserve(count) { return reservation }
+        return reserveAfterMakingRoom(count)
+    }
+
+    @inline(never)
+    private func reserveAfterMakingRoom(_ count: Int) -> EventLog.Reservation? {
+        let wakePoller = state.withLock { applyLog(through: nil, maximum: Self.roomSlice, to: &$0) }
+        if wakePoller { poller.wake(self) }
+        return log.reserve(count)
+    }
+
+    /// How many slots a thread that finds the log full applies before trying again (a
+    /// sixteenth of the agent's log: well under a millisecond of work).
+    static let roomSlice = 4_096
 
     /// Wakes the consumer when it sleeps idle, or when the log is half full (a consumer
     /// pausing between heartbeats would otherwise let it fill up).
@@ -542,33 +625,31 @@ public final class NodeTracker: Sendable {
     }
 
     /// Applies the logged changes; returns whether a detach left weak-watched objects to poll.
-    private func applyLog(through end: UInt64?, to state: inout State) -> Bool {
+    private func applyLog(through end: UInt64?, maximum: Int = .max, to state: inout State) -> Bool {
         var detached = false
-        log.drain(through: end) { entry in
-            if apply(entry, to: &state) { detached = true }
+        log.drain(through: end, maximum: maximum) { entry, details in
+            if apply(entry, details, to: &state) { detached = true }
         }
         return detached && !state.registry.pending.isEmpty
     }
 
     /// Applies one logged change as the locked path would have; returns whether it was a detach.
-    private func apply(_ entry: borrowing LogEntry, to state: inout State) -> Bool {
+    private func apply(_ entry: borrowing LogEntry, _ details: borrowing AttachDetails?, to state: inout State) -> Bool {
         let (node, time) = (entry.node, entry.time)
         switch entry.operation {
         case .attach:
-            guard let details = entry.details else { return false }
-            let name = details.name ?? entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
+            guard let details = copy details else { return false }
+            let name = details.names.name ?? entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
             let change = state.registry.attach(
-                node, parent: details.parent, kind: details.kind, name: name, time: time, principal: nil,
+                node, parent: details.names.parent, kind: details.names.kind, name: name, time: time, principal: nil,
                 origin: details.origin, expectedObjects: Int(entry.index))
             Self.noteTest(details.origin.test, in: &state)
             emit(change, for: node, at: time, origin: details.origin, in: &state)
         case .object:
-            guard let details = entry.details else { return false }
+            guard let role = entry.role else { return false }
             let typeName = entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
-            if let index = state.registry.addObject(
-                to: node, role: details.role, typeName: typeName, weak: nil, address: entry.address)
-            {
-                emit(.objectAdded(index: index, role: details.role, typeName: typeName), for: node, at: time, in: &state)
+            if let index = state.registry.addObject(to: node, role: role, typeName: typeName, weak: nil, address: entry.address) {
+                emit(.objectAdded(index: index, role: role, typeName: typeName), for: node, at: time, in: &state)
             }
         case .state:
             if let attachedAt = state.registry.setState(entry.state, of: node) {
@@ -598,9 +679,26 @@ public final class NodeTracker: Sendable {
     ) {
         state.sequence &+= 1
         guard !state.sinks.isEmpty else { return }
-        let event = DebugInformation(
-            sequence: state.sequence, time: time ?? MonotonicClock.now(), node: node, change: change, origin: origin)
-        for sink in state.sinks { sink.receive(event) }
+        let time = time ?? MonotonicClock.now()
+        if let feed = state.directFeed, state.sinks.count == 1, state.sinks[0] === feed {
+            // The agent's writer applying its own log (no one to wake): straight to it.
+            guard feed.connected.load(ordering: .relaxed) else { return }
+            if state.straight != nil {
+                state.straight?.encode(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
+            } else {
+                state.directEvents.append(
+                    DebugInformation(sequence: state.sequence, time: time, node: node, change: change, origin: origin))
+            }
+            return
+        }
+        let event = DebugInformation(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
+        for sink in state.sinks {
+            if let feed = state.directFeed, sink === feed {
+                if feed.connected.load(ordering: .relaxed) { state.directEvents.append(event) }
+            } else {
+                sink.receive(event)
+            }
+        }
         wakeConsumerIfIdle()
     }
 }

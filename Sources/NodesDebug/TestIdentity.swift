@@ -22,6 +22,13 @@ public final class TestIdentity: Sendable, Hashable, CustomStringConvertible {
 
     private static let nextID = Atomic<UInt64>(1)
 
+    /// ``current``, looked up only once an identity was ever made: an app that runs no tests
+    /// never pays for the task-local lookup at each attach. (An identity is made before it is
+    /// bound, on the binding thread or one its tasks inherit from, which so sees the count.)
+    static var currentIfAny: TestIdentity? {
+        nextID.load(ordering: .relaxed) > 1 ? current : nil
+    }
+
     /// A test of `suite` named `name`, declared at `site`.
     public init(suite: String, name: String, site: AttachSite?) {
         self.suite = suite

@@ -34,7 +34,11 @@ public protocol TrackedObject: AnyObject {
 /// conformance look-up on every attach.
 open class TrackedObjectBase: TrackedObject {
     /// Set by the tracker when the object is registered with a node.
-    public final var trackingHandle: TrackingHandle?
+    ///
+    /// Its accesses are not checked for exclusivity at run time: the tracker reads and writes it
+    /// once per object at an attach, on the attaching thread, and `deinit` reads it; a check
+    /// costs more than the rest of the attach's work on the object.
+    @exclusivity(unchecked) public final var trackingHandle: TrackingHandle?
 
     /// Creates an object that is not yet registered.
     public init() {}

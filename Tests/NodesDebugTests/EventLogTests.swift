@@ -4,6 +4,8 @@ import Testing
 @Suite("NodeTracker: changes recorded in the log, applied before every read")
 struct EventLogTests {
     final class Part: TrackedObjectBase {}
+    /// Handed back from the threads that made them (their handles are set once, at the attach).
+    final class SharedPart: TrackedObjectBase, @unchecked Sendable {}
 
     /// No synchronous sink: the one-call attach, the state changes, the detach and the releases
     /// only go into the log; a read right after them sees them all, in order.
@@ -39,13 +41,58 @@ struct EventLogTests {
         await withTaskGroup(of: Void.self) { group in
             for id in ids {
                 group.addTask {
-                    for round in 0..<5_000 { tracker.setState(round.isMultiple(of: 2) ? .active : .inactive, of: id) }
+                    for round in 0..<25_000 { tracker.setState(round.isMultiple(of: 2) ? .active : .inactive, of: id) }
                 }
             }
         }
         let snapshot = tracker.snapshot()
         for id in ids { #expect(snapshot.node(id)?.state == .inactive) }
         // Four attaches (each with its object 0) and every state change.
-        #expect(tracker.currentSequence == UInt64(2 * 4 + 4 * 5_000))
+        #expect(tracker.currentSequence == UInt64(2 * 4 + 4 * 25_000))
+    }
+
+    /// Runtime attaches (an entry and its details over three slots, then the objects) from
+    /// several threads through a log that fills up over and over: every node arrives whole,
+    /// with its name, kind, parent and objects, whichever thread applied it.
+    @Test func attachesKeepTheirDetailsThroughAFullLog() async {
+        let tracker = NodeTracker()
+        tracker.startRecording()
+        let root = SharedPart()
+        let rootID = tracker.attach(root, role: .flow, parts: [], parent: nil, kind: .flow, name: "Root", site: nil)
+        let perThread = 6_000
+        let kept = await withTaskGroup(of: [(NodeID, [SharedPart])].self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    var kept: [(NodeID, [SharedPart])] = []
+                    for index in 0..<perThread {
+                        let objects = [SharedPart(), SharedPart(), SharedPart()]
+                        let id = tracker.attach(
+                            objects[0], role: .flow,
+                            parts: [
+                                NodeTracker.Part(object: objects[1], role: .context),
+                                NodeTracker.Part(object: objects[2], role: .view),
+                            ],
+                            parent: rootID, kind: .flow, name: "Flow\(thread)-\(index)", site: nil)
+                        tracker.setState(.active, of: id)
+                        if index.isMultiple(of: 100) { kept.append((id, objects)) } else { tracker.detach(id) }
+                    }
+                    return kept
+                }
+            }
+            var all: [(NodeID, [SharedPart])] = []
+            for await part in group { all += part }
+            return all
+        }
+        let snapshot = tracker.snapshot()
+        #expect(snapshot.nodes.count == 1 + kept.count)
+        for (id, _) in kept {
+            let node = snapshot.node(id)
+            #expect(node?.parent == rootID)
+            #expect(node?.kind == .flow)
+            #expect(node?.name.hasPrefix("Flow") == true)
+            #expect(node?.objects.map(\.role) == [.flow, .context, .view])
+            #expect(node?.state == .active)
+        }
+        withExtendedLifetime((root, kept)) {}
     }
 }

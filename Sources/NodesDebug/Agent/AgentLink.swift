@@ -355,6 +355,13 @@ struct AgentLink {
 
     // MARK: Rules
 
+    /// Whether the round is taking events that will go out as deltas, unless the queue dropped
+    /// some: the connection streams and has had its snapshot.
+    var takesEventsStraight: Bool {
+        guard isConnected, !stream.needsSnapshot, case .taking = stream.step else { return false }
+        return true
+    }
+
     private var isConnected: Bool {
         switch phase {
         case .streaming, .holding, .draining: true

@@ -20,6 +20,9 @@ struct AgentWriter {
     private var connection: CollectorConnection?
     /// The events of the current round, taken from the queue.
     private var batch: [DebugInformation] = []
+    /// What the current round encoded as the changes were applied: through which sequence, the
+    /// latest detach, how many events.
+    private var straightlyEncoded: (through: UInt64, latestDetach: UInt64?, count: UInt64)?
     private var stopFed = false
     private var exitFed = false
     /// The retainer analysis, with the process's budget.
@@ -28,6 +31,9 @@ struct AgentWriter {
     private var explained = ExplainedPaths()
     /// Whether this connection got the paths found before it (after its first snapshot).
     private var pathsResent = false
+
+    /// The pause before a round when changes are already waiting (see `perform`).
+    static let gatherNanoseconds: UInt64 = 250_000
 
     /// A writer for the agent with `settings`, reading `tracker` and `feed`.
     init(settings: AgentSettings, tracker: NodeTracker, feed: AgentFeed, control: WriterControl) {
@@ -58,6 +64,16 @@ struct AgentWriter {
             let now = MonotonicClock.now()
             guard wakeOnEvent else {
                 if until > now { feed.wake.wait(nanoseconds: until &- now) }
+                return link.tick(now: MonotonicClock.now())
+            }
+            if tracker.hasUnappliedChanges {
+                // Changes came in during the round: the next round takes them after a short pause,
+                // so that it takes many at once. Taking each change as it comes would pull every
+                // entry of the log and the log's positions across the cores one at a time, which
+                // costs the app's thread more than the change itself. (The log holds thousands
+                // of changes more than the app can make in the pause.)
+                var pause = timespec(tv_sec: 0, tv_nsec: Int(min(Self.gatherNanoseconds, until > now ? until &- now : 0)))
+                nanosleep(&pause, nil)
                 return link.tick(now: MonotonicClock.now())
             }
             // Idle: sleep until there is work (a change recorded, an event queued, the
@@ -97,8 +113,18 @@ struct AgentWriter {
                 horizon: polled.horizon, oldestUnexplained: polled.oldestUnexplained, now: MonotonicClock.now())
         case .takeEvents:
             // The changes the app's threads recorded become events here, off their threads.
-            tracker.applyRecorded()
-            let dropped = feed.queue.take(into: &batch)
+            // While the stream sends deltas, the events are encoded as the changes are applied.
+            var straight: StraightEncoding?
+            if link.takesEventsStraight, connection != nil {
+                var lent: CollectorConnection?
+                swap(&lent, &connection)
+                straight = lent.map { StraightEncoding(connection: $0, after: link.stream.lastSequence) }
+            }
+            let dropped = tracker.applyRecorded(for: feed, into: &batch, encoding: &straight)
+            if let straight {
+                connection = straight.connection
+                straightlyEncoded = (straight.through, straight.latestDetach, straight.count)
+            }
             if dropped > 0 { control.statistics.withLock { $0.eventsDropped &+= dropped } }
             return link.eventsTaken(dropped: dropped, now: MonotonicClock.now())
         case .sendSnapshot(let dropped):
@@ -184,10 +210,12 @@ struct AgentWriter {
     }
 
     private mutating func sendEvents(after sequence: UInt64) -> AgentLink.Action {
-        var last = sequence
-        var latestDetach: UInt64?
-        var sent: UInt64 = 0
-        for event in batch where event.sequence > sequence {
+        // What was encoded as it was applied first: the batch then holds later events only
+        // (none, unless the round took them apart).
+        var (last, latestDetach, sent) = straightlyEncoded ?? (sequence, nil, 0)
+        straightlyEncoded = nil
+        last = max(last, sequence)
+        for event in batch where event.sequence > last {
             connection?.encode(event)
             last = event.sequence
             if case .detached = event.change { latestDetach = max(latestDetach ?? 0, event.time) }
@@ -229,5 +257,6 @@ struct AgentWriter {
         connection = nil
         feed.queue.clear()
         batch.removeAll(keepingCapacity: true)
+        straightlyEncoded = nil
     }
 }

@@ -35,6 +35,13 @@ struct CollectorConnection {
         encoder.encode(event, into: &outgoing)
     }
 
+    /// Appends one event's frame, given by its parts, to what is to be written.
+    mutating func encode(
+        sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?
+    ) {
+        encoder.encode(sequence: sequence, time: time, node: node, change: change, origin: origin, into: &outgoing)
+    }
+
     /// Writes what is pending, waiting up to `waitMilliseconds` for a socket that does not
     /// take it at once. Once all of it is written, the buffer starts over.
     mutating func write(waitMilliseconds: Int32) -> AgentLink.WriteOutcome {
@@ -93,5 +100,40 @@ struct CollectorConnection {
     /// Closes the socket.
     mutating func close() {
         socket.close()
+    }
+}
+
+/// The connection of a writer streaming deltas, lent to the tracker while the writer applies
+/// its log, so that each change's event is encoded as it is made
+/// (``NodeTracker/applyRecorded(for:into:encoding:)``); and what was encoded, for the link.
+struct StraightEncoding {
+    var connection: CollectorConnection
+    /// The sequence of the latest event encoded (at first, that of the latest one sent).
+    private(set) var through: UInt64
+    /// The time of the latest detach encoded.
+    private(set) var latestDetach: UInt64?
+    /// How many events were encoded.
+    private(set) var count: UInt64 = 0
+
+    /// Lends `connection`, whose stream has sent the events up to `sequence`.
+    init(connection: CollectorConnection, after sequence: UInt64) {
+        self.connection = connection
+        self.through = sequence
+    }
+
+    /// Encodes an event that was queued before, unless the stream has it already.
+    mutating func encode(_ event: DebugInformation) {
+        encode(sequence: event.sequence, time: event.time, node: event.node, change: event.change, origin: event.origin)
+    }
+
+    /// Encodes one event, unless the stream has it already.
+    mutating func encode(
+        sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?
+    ) {
+        guard sequence > through else { return }
+        connection.encode(sequence: sequence, time: time, node: node, change: change, origin: origin)
+        through = sequence
+        count &+= 1
+        if case .detached = copy change { latestDetach = max(latestDetach ?? 0, time) }
     }
 }

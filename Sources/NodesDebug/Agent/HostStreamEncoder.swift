@@ -69,15 +69,27 @@ struct HostStreamEncoder {
 
     /// Appends the frame of one event (and the definitions of any new strings it uses).
     mutating func encode(_ event: DebugInformation, into buffer: inout [UInt8]) {
-        let (sequence, time, id) = (event.sequence, event.time, event.node.rawValue)
-        switch event.change {
+        encode(
+            sequence: event.sequence, time: event.time, node: event.node, change: event.change, origin: event.origin,
+            into: &buffer)
+    }
+
+    /// Appends the frame of one event given by its parts (and the definitions of any new
+    /// strings it uses): the agent's writer encodes the changes it applies this way, without
+    /// making a ``DebugInformation`` of each.
+    mutating func encode(
+        sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?,
+        into buffer: inout [UInt8]
+    ) {
+        let id = node.rawValue
+        switch change {
         case .attached(let parent, let kind, let name):
             let kindID = intern(kind.rawValue, into: &buffer)
             let nameID = intern(name, into: &buffer)
             DeltaFrameWriter.nodeAttached(
                 sequence: sequence, time: time, node: id, parent: parent?.rawValue ?? 0, kind: kindID, name: nameID,
                 into: &buffer)
-            if let origin = event.origin { encodeOrigin(origin, of: id, into: &buffer) }
+            if let origin { encodeOrigin(origin, of: id, into: &buffer) }
         case .objectAdded(let index, let role, let typeName):
             let roleID = intern(role.rawValue, into: &buffer)
             let typeID = intern(typeName, into: &buffer)
