@@ -173,14 +173,9 @@ func alternatingCycles(
         ratios.append(connectedTime.wall / offTime.wall)
         cpuRatios.append(connectedTime.cpu / offTime.cpu)
     }
-    func timing(_ values: [Double]) -> Timing {
-        let sorted = values.sorted()
-        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-        return Timing(median: percentile(0.5), p10: percentile(0.1), p90: percentile(0.9))
-    }
     return AlternatingCycles(
-        pairs: pairs, off: timing(offTimes), connected: timing(connectedTimes), ratios: timing(ratios),
-        cpuRatios: timing(cpuRatios))
+        pairs: pairs, off: Timing(of: offTimes), connected: Timing(of: connectedTimes), ratios: Timing(of: ratios),
+        cpuRatios: Timing(of: cpuRatios))
 }
 
 /// The calling thread's CPU time, in nanoseconds.

@@ -9,6 +9,15 @@ struct Timing {
     var text: String { String(format: "%.1f ns (p10 %.1f, p90 %.1f)", median, p10, p90) }
 }
 
+extension Timing {
+    /// The median and the 10th and 90th percentiles of `values` (not empty).
+    init(of values: [Double]) {
+        let sorted = values.sorted()
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        self.init(median: percentile(0.5), p10: percentile(0.1), p90: percentile(0.9))
+    }
+}
+
 /// Runs `operation` in samples of `batch` calls after a warm-up, and reports the median,
 /// 10th and 90th percentile of the per-call time across samples.
 ///
@@ -23,9 +32,7 @@ func measure(samples: Int = 200, batch: Int = 1_000, warmup: Int = 20, _ operati
         let elapsed = DispatchTime.now().uptimeNanoseconds - start
         if index >= warmup { perCall.append(Double(elapsed) / Double(batch)) }
     }
-    perCall.sort()
-    func percentile(_ p: Double) -> Double { perCall[min(perCall.count - 1, Int(Double(perCall.count) * p))] }
-    return Timing(median: percentile(0.5), p10: percentile(0.1), p90: percentile(0.9))
+    return Timing(of: perCall)
 }
 
 /// A row of the report: what was measured, the figure, and the target it answers.

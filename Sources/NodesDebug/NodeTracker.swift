@@ -146,11 +146,6 @@ public final class NodeTracker: Sendable {
     /// Whether changes were recorded that have not been applied yet.
     var hasUnappliedChanges: Bool { log.hasReserved }
 
-    /// Applies every change recorded so far to the registry, handing its events to the sinks.
-    func applyRecorded() {
-        withApplied { _ in }
-    }
-
     /// What the agent's writer calls each round: applies every change recorded so far, and
     /// returns how many events the feed's queue dropped.
     ///
@@ -680,15 +675,11 @@ public final class NodeTracker: Sendable {
         state.sequence &+= 1
         guard !state.sinks.isEmpty else { return }
         let time = time ?? MonotonicClock.now()
-        if let feed = state.directFeed, state.sinks.count == 1, state.sinks[0] === feed {
-            // The agent's writer applying its own log (no one to wake): straight to it.
+        if state.straight != nil, let feed = state.directFeed {
+            // The agent's writer applying its own log, its feed the only sink (see
+            // applyRecorded(for:into:encoding:)): encoded for its connection, no event made.
             guard feed.connected.load(ordering: .relaxed) else { return }
-            if state.straight != nil {
-                state.straight?.encode(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
-            } else {
-                state.directEvents.append(
-                    DebugInformation(sequence: state.sequence, time: time, node: node, change: change, origin: origin))
-            }
+            state.straight?.encode(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
             return
         }
         let event = DebugInformation(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
