@@ -95,9 +95,9 @@ func runHostBenchmarks(quick: Bool) -> [ReportRow] {
             figure: bursts.connected.text
                 + String(
                     format:
-                        " = %.2f× off (the ratios of the %d pairs of blocks: p10 %.2f×, median %.2f×, p90 %.2f×; in the calling thread's CPU time: median %.2f×)",
+                        " = %.2f× off (the ratios of the %d pairs of blocks: p10 %.2f×, median %.2f×, p90 %.2f×; in the calling thread's CPU time: median %.2f×; the thread lost its core %d times in the connected blocks, %d in the off ones)",
                     bursts.connected.median / bursts.off.median, bursts.pairs, bursts.ratios.p10, bursts.ratios.median,
-                    bursts.ratios.p90, bursts.cpuRatios.median),
+                    bursts.ratios.p90, bursts.cpuRatios.median, bursts.preempted.connected, bursts.preempted.off),
             target: "≤ 1.3× off"),
         ReportRow(
             name: "attach+detach cycle, sustained (40,000 back to back), off and connected",
@@ -127,6 +127,9 @@ struct AlternatingCycles {
     var connected: Timing
     var ratios: Timing
     var cpuRatios: Timing
+    /// How often the calling thread lost its core to another thread in all the blocks of
+    /// each side.
+    var preempted: (off: Int, connected: Int)
 }
 
 /// Attach+detach cycles, wall clock, in `pairs` pairs of blocks of `block` cycles: one with the
@@ -143,10 +146,12 @@ func alternatingCycles(
             return root
         }
     }
-    /// The wall-clock and CPU time per cycle of one block.
-    func run(_ tracker: NodeTracker, under root: BenchFlow) -> (wall: Double, cpu: Double) {
-        guard tracker === off ? sides.off : sides.connected else { return (1, 1) }
+    /// The wall-clock and CPU time per cycle of one block, and how often the scheduler took
+    /// the thread's core from it meanwhile.
+    func run(_ tracker: NodeTracker, under root: BenchFlow) -> (wall: Double, cpu: Double, preempted: Int) {
+        guard tracker === off ? sides.off : sides.connected else { return (1, 1, 0) }
         return NodeTracker.$current.withValue(tracker) {
+            let preemptedBefore = threadPreemptions()
             let start = DispatchTime.now().uptimeNanoseconds
             let cpuStart = threadCPUTime()
             for _ in 0..<block {
@@ -155,11 +160,13 @@ func alternatingCycles(
                 root.detach(ending: child)
             }
             let cpu = Double(threadCPUTime() - cpuStart) / Double(block)
-            return (Double(DispatchTime.now().uptimeNanoseconds - start) / Double(block), cpu)
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / Double(block)
+            return (wall, cpu, threadPreemptions() - preemptedBefore)
         }
     }
     let (offRoot, connectedRoot) = (rig(off), rig(connected))
     var (offTimes, connectedTimes, ratios, cpuRatios) = ([Double](), [Double](), [Double](), [Double]())
+    var preempted = (off: 0, connected: 0)
     for pair in -3..<pairs {  // three pairs of warm-up
         let offTime = run(off, under: offRoot)
         let connectedTime = run(connected, under: connectedRoot)
@@ -172,10 +179,20 @@ func alternatingCycles(
         connectedTimes.append(connectedTime.wall)
         ratios.append(connectedTime.wall / offTime.wall)
         cpuRatios.append(connectedTime.cpu / offTime.cpu)
+        preempted.off += offTime.preempted
+        preempted.connected += connectedTime.preempted
     }
     return AlternatingCycles(
         pairs: pairs, off: Timing(of: offTimes), connected: Timing(of: connectedTimes), ratios: Timing(of: ratios),
-        cpuRatios: Timing(of: cpuRatios))
+        cpuRatios: Timing(of: cpuRatios), preempted: preempted)
+}
+
+/// How often the calling thread has lost its core to another thread (involuntary context
+/// switches).
+func threadPreemptions() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD (1), which Glibc's module leaves out
+    return usage.ru_nivcsw
 }
 
 /// The calling thread's CPU time, in nanoseconds.
@@ -197,7 +214,12 @@ func profileAlternating(pairs: Int, sides: (off: Bool, connected: Bool)) {
     while !agent.isConnected { usleep(1_000) }
     let result = alternatingCycles(
         off: NodeTracker(), connected: .shared, agent: agent, pairs: pairs, block: 2_000, sides: sides)
-    print("off \(result.off.text), connected \(result.connected.text), ratios \(result.ratios.text)")
+    print(
+        "off \(result.off.text), connected \(result.connected.text), "
+            + String(
+                format: "ratios %.3f p10 %.3f p90 %.3f cpu %.3f, preempted %d off %d connected", result.ratios.median,
+                result.ratios.p10, result.ratios.p90, result.cpuRatios.median, result.preempted.off,
+                result.preempted.connected))
 }
 
 /// Runs `count` attach+detach cycles with the agent connected (or off), for a profiler.
@@ -236,7 +258,7 @@ func benchSocketDirectory() -> String {
 /// The heap that a recording tracker's registry holds per live node (a flow, its context, one
 /// worker and a view), as the growth of resident memory: the nodes' own objects are
 /// made before the first reading. The tracker's fixed costs (its log of recorded changes, a ring
-/// of 8,192 entries whose pages are touched as it first goes round) are paid before the first
+/// of 4,096 units whose pages are touched as it first goes round) are paid before the first
 /// reading too, by attaching and releasing 2,048 nodes; ``trackerFixedBytes()`` gives them.
 func registryBytesPerNode(count: Int) -> Double {
     let tracker = NodeTracker()

@@ -9,6 +9,7 @@
 #if defined(__linux__)
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -38,6 +39,8 @@ uintptr_t cnm_data_symbol(const char *name) { return (uintptr_t)dlsym(RTLD_DEFAU
 
 long cnm_thread_id(void) { return (long)syscall(SYS_gettid); }
 
+void cnm_name_thread(const char *name) { (void)pthread_setname_np(pthread_self(), name); }
+
 #else
 
 long cnm_read_own_memory(void *destination, uintptr_t address, size_t length) {
@@ -57,6 +60,8 @@ uintptr_t cnm_data_symbol(const char *name) {
 }
 
 long cnm_thread_id(void) { return 0; }
+
+void cnm_name_thread(const char *name) { (void)name; }
 
 #endif
 

@@ -192,7 +192,6 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
     /// Override it to name nodes otherwise; keep it stable across runs, because leak
     /// fingerprints are made of these names.
     open var nodeName: String {
-        let name = tracker.typeName(of: self)
-        return name.hasSuffix("Imp") ? String(name.dropLast(3)) : name
+        tracker.nodeName(of: self)
     }
 }

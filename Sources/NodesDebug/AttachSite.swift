@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where in the source a node was attached: a file and a line, captured by the compiler (or,
 /// for a test's own location, given by the test framework).
 ///
@@ -15,22 +17,26 @@ public struct AttachSite: Sendable, Equatable, CustomStringConvertible {
     public init(file: StaticString = #filePath, line: UInt = #line) {
         self.file = file
         self.line = UInt32(clamping: line)
-        self.dynamicPath = nil
+        self.dynamicPath = 0
     }
 
     /// The site of a file named at run time (a test framework's source location); its text
-    /// is kept, so this one costs an allocation.
+    /// is kept once per process and path, so this one costs a lookup under a lock.
     public init(filePath: String, line: Int) {
         self.file = ""
         self.line = UInt32(clamping: line)
-        self.dynamicPath = filePath
+        self.dynamicPath = DynamicPaths.shared.number(of: filePath)
     }
 
-    /// For a site made at run time: its file's path.
-    private var dynamicPath: String?
+    /// For a site made at run time: its file's path's number in ``DynamicPaths`` (0: none).
+    /// A number, not the string, so that a site is plain data, copied without reference
+    /// counting on its way from the runtime's attach call to the tracker's log.
+    private let dynamicPath: UInt32
 
     /// The file's path as a string.
-    public var filePath: String { dynamicPath ?? file.description }
+    public var filePath: String {
+        dynamicPath == 0 ? file.description : DynamicPaths.shared.path(numbered: dynamicPath)
+    }
 
     /// The file's last path component: `ProfileFlow.swift`.
     public var fileName: String {
@@ -45,7 +51,7 @@ public struct AttachSite: Sendable, Equatable, CustomStringConvertible {
     /// A key that identifies the site without reading its text: the address of the file's
     /// static string (every use of one `#filePath` literal shares it) and the line.
     var internKey: SiteKey {
-        if let dynamicPath { return SiteKey(address: 0, line: line, text: dynamicPath) }
+        if dynamicPath != 0 { return SiteKey(address: 0, line: line, text: filePath) }
         return file.hasPointerRepresentation
             ? SiteKey(address: UInt(bitPattern: file.utf8Start), line: line, text: nil)
             : SiteKey(address: 0, line: line, text: file.description)
@@ -62,4 +68,39 @@ struct SiteKey: Hashable {
     var line: UInt32
     /// Only for a file literal that is not a pointer (never the case for `#filePath`).
     var text: String?
+}
+
+/// The file paths of the sites made at run time (``AttachSite/init(filePath:line:)``), each
+/// kept once, numbered from 1. There are as many as a test run's source files.
+final class DynamicPaths: Sendable {
+    static let shared = DynamicPaths()
+
+    private struct Table {
+        var paths: [String] = []
+        var numbers: [String: UInt32] = [:]
+    }
+
+    private let table = Mutex(Table())
+
+    /// The most paths kept: a process making sites from more distinct paths than this (none
+    /// does) shares the last number among the rest, whose sites then read that path.
+    static let capacity = 1 << 20
+
+    func number(of path: String) -> UInt32 {
+        table.withLock { table in
+            if let number = table.numbers[path] { return number }
+            guard table.paths.count < Self.capacity else { return UInt32(table.paths.count) }
+            table.paths.append(path)
+            let number = UInt32(table.paths.count)
+            table.numbers[path] = number
+            return number
+        }
+    }
+
+    func path(numbered number: UInt32) -> String {
+        table.withLock { table in
+            let index = Int(number) - 1
+            return table.paths.indices.contains(index) ? table.paths[index] : ""
+        }
+    }
 }

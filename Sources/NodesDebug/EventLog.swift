@@ -1,16 +1,14 @@
 import Synchronization
 
-/// One change as the app's thread records it: a fixed-size value of ids, a time and a role (no
+/// One change as the app's thread records it: 24 bytes of plain values (no reference, no
 /// allocation), turned into a registry update and a ``DebugInformation`` later, by whoever
-/// drains the ``EventLog`` under the tracker's lock. It fills one 64-byte slot of the log with
-/// the slot's stamp, so that recording a change writes one cache line.
+/// drains the ``EventLog`` under the tracker's lock. With its stamp it fills one 32-byte unit of
+/// the log, so that two changes share a cache line.
 struct LogEntry {
     enum Operation: UInt8 {
-        /// A node joined the tree; `index` is how many object entries follow it. Its
-        /// ``AttachDetails`` take the two slots after it.
+        /// A node joined the tree; `index` is its number of objects. Its ``AttachDetails`` and
+        /// its ``ObjectRecord``s follow it in the log.
         case attach
-        /// Object `index` of the node, registered with its attach (it reports its own release).
-        case object
         case state
         case detach
         /// Object `index` of the node was deallocated.
@@ -22,44 +20,53 @@ struct LogEntry {
     var index: UInt16 = 0
     var node: NodeID
     var time: UInt64
-    /// The object's type (attach: the principal's; object): its name is interned per type.
-    var type: AnyObject.Type?
-    var address = ObfuscatedAddress.unknown
-    /// An object's role.
-    var role: ObjectRole?
 }
 
-/// What only an attach carries besides its ``LogEntry``, in the log's two slots after it.
+/// What an attach carries besides its ``LogEntry``: in the units after the entry's.
 struct AttachDetails {
-    /// The first slot's part.
-    struct Names {
-        var parent: NodeID?
-        var kind: NodeKind
-        /// The node's name when given; otherwise the type's name, looked up on applying.
-        var name: String?
-    }
-
-    var names: Names
-    /// The second slot's part.
+    /// The principal object's type, whose name is the node's when none is given (looked up
+    /// on applying, interned per type).
+    var type: AnyObject.Type
+    var parent: NodeID?
+    var kind: NodeKind
+    var name: String?
     var origin: NodeOrigin
 }
 
+/// One object registered with its node's attach (it reports its own release), after the
+/// attach's details: object `n` of the node is the `n`th record.
+struct ObjectRecord {
+    var type: AnyObject.Type
+    var address: ObfuscatedAddress
+    var role: ObjectRole
+}
+
+/// A change as the log hands it to its consumer: an attach's objects come one by one after it.
+enum LoggedChange {
+    case change(LogEntry)
+    case attach(LogEntry, AttachDetails)
+    case object(node: NodeID, time: UInt64, index: UInt16, ObjectRecord)
+}
+
 /// The bounded hand-off from the app's threads to the tracker's registry: many producers
-/// reserve slots with one compare-and-swap and publish them with one store; one consumer at a
+/// reserve units with one compare-and-swap and publish them with one store; one consumer at a
 /// time (whoever holds the tracker's lock) takes them in order.
 ///
 /// A producer that finds the log full reserves nothing: it falls back to the locked path (it
-/// drains the log and updates the registry itself), so a slot once reserved is always
+/// drains the log and updates the registry itself), so a unit once reserved is always
 /// published promptly and a consumer waiting for one never waits on a lock.
 final class EventLog: @unchecked Sendable {
-    // Unchecked because the slots are raw shared storage: a slot in [tail, head) belongs to its
-    // producer until its stamp reads `ticket + 1` (release store), then to the consumer; a slot
+    // Unchecked because the units are raw shared storage: a unit in [tail, head) belongs to its
+    // producer until its stamp reads `ticket + 1` (release store), then to the consumer; a unit
     // outside belongs to whoever reserves its ticket next, which `tail` (release store, after
     // the consumer moved the entry out) guards.
     //
-    // A slot is one cache line: its stamp, then its payload (a `LogEntry`, or one of the two
-    // parts of an attach's `AttachDetails`), so that an append writes one line, which the
-    // consumer then reads once.
+    // A unit is half a cache line: a stamp, then a `LogEntry`. An attach takes more units: its
+    // entry's, then its details and objects as one block of plain memory over the units that
+    // follow, without stamps (its entry's stamp, stored last, publishes them all). An attach
+    // reserved at the end of the ring runs on into a spill area after it rather than wrapping,
+    // so that its block is always contiguous. The bytes a change moves across the cores are
+    // what costs the app's thread most: a state change, a detach or a release moves 32.
     //
     // Three groups of fields on three cache lines: the object's header (its reference count,
     // which a retain on any thread writes); the producers' line (what an append reads, the next
@@ -68,7 +75,7 @@ final class EventLog: @unchecked Sendable {
     private let headerPadding = CacheLinePadding()
     let capacity: Int
     private let mask: Int
-    private let slots: UnsafeMutableRawPointer
+    private let units: UnsafeMutableRawPointer
     private let block: UnsafeMutableRawPointer
     private let head = Atomic<UInt64>(0)
     private let knownTail = Atomic<UInt64>(0)
@@ -76,77 +83,84 @@ final class EventLog: @unchecked Sendable {
     private let tail = Atomic<UInt64>(0)
     private let consumerPadding = CacheLinePadding()
 
-    /// The bytes of a slot, and where its payload starts.
-    static let slotSize = 64
-    private static let payloadOffset = 8
-    /// The slots an attach takes: its entry and its details' two parts.
-    static let attachSlots = 3
+    /// The bytes of a unit, and where its entry starts.
+    static let unitSize = 32
+    private static let entryOffset = 8
+    /// The most objects an attach carries in the log (the runtime's nodes have 4 or 5); a node
+    /// with more takes the locked path.
+    static let maxObjects = 17
+    private static let detailsSize = MemoryLayout<AttachDetails>.stride
+    private static let objectSize = MemoryLayout<ObjectRecord>.stride
+
+    /// The units an attach with `objects` objects takes: its entry's, then its details and
+    /// objects.
+    @inline(__always)
+    static func attachUnits(objects: Int) -> Int {
+        1 + (detailsSize + objects * objectSize + unitSize - 1) / unitSize
+    }
 
     init(capacity: Int) {
         precondition(
-            MemoryLayout<LogEntry>.size <= Self.slotSize - Self.payloadOffset
-                && MemoryLayout<AttachDetails.Names>.size <= Self.slotSize - Self.payloadOffset
-                && MemoryLayout<NodeOrigin>.size <= Self.slotSize - Self.payloadOffset,
-            "a log entry outgrew its slot")
+            MemoryLayout<LogEntry>.size <= Self.unitSize - Self.entryOffset
+                && MemoryLayout<AttachDetails>.alignment <= Self.unitSize
+                && MemoryLayout<ObjectRecord>.alignment <= Self.unitSize,
+            "a log entry outgrew its unit")
         var size = 64
         while size < capacity { size <<= 1 }
+        // The spill area, and one unit more to start the units on a cache line.
+        let extra = Self.attachUnits(objects: Self.maxObjects) + 2
         // A smaller log when memory is short: a full log only costs its producers the work.
-        var zeroed = calloc(size + 1, Self.slotSize)
+        var zeroed = calloc(size + extra, Self.unitSize)
         while zeroed == nil, size > 64 {
             size >>= 1
-            zeroed = calloc(size + 1, Self.slotSize)
+            zeroed = calloc(size + extra, Self.unitSize)
         }
         guard let block = zeroed else { fatalError("nodescope: no memory for the event log") }
         self.capacity = size
         self.mask = size - 1
-        // Zeroed by calloc (every stamp 0, no slot published), which for a block this size
+        // Zeroed by calloc (every stamp 0, no unit published), which for a block this size
         // maps fresh pages without writing them: they take memory only once the ring reaches
         // them, so a tracker that records little costs little. (Not a mapping of its own: the
         // kernel would merge it with a neighbouring one, such as a thread's malloc arena, and
-        // hide that arena from the retainer analysis, which reads malloc's layout.) One slot
-        // more, to start the slots on a cache line.
+        // hide that arena from the retainer analysis, which reads malloc's layout.)
         self.block = block
         let address = UInt(bitPattern: block)
-        let aligned = (address + UInt(Self.slotSize) - 1) & ~UInt(Self.slotSize - 1)
-        self.slots = block + Int(aligned - address)
+        let aligned = (address + 63) & ~UInt(63)
+        self.units = block + Int(aligned - address)
     }
 
     deinit {
-        // No producer is left: every slot reserved was published.
-        drain { _, _ in }
+        // No producer is left: every unit reserved was published.
+        drain { _ in }
         free(block)
     }
 
-    /// A slot's stamp: the ticket that published it, plus one (0: never published). Zeroed
-    /// memory holds a valid 0 for it.
+    /// The unit of `ticket`: its stamp, then its entry.
     @inline(__always)
-    private func stamp(_ slot: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
-        (slots + slot &* Self.slotSize).assumingMemoryBound(to: Atomic<UInt64>.self)
+    private func unit(_ ticket: UInt64) -> UnsafeMutableRawPointer {
+        units + (Int(truncatingIfNeeded: ticket) & mask) &* Self.unitSize
     }
 
+    /// A unit's stamp: the ticket that published it, plus one (0: never published). Zeroed
+    /// memory holds a valid 0 for it.
     @inline(__always)
-    private func payload(_ ticket: UInt64) -> UnsafeMutableRawPointer {
-        slots + (Int(truncatingIfNeeded: ticket) & mask) &* Self.slotSize + Self.payloadOffset
+    private func stamp(_ ticket: UInt64) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        unit(ticket).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     @inline(__always)
     private func isPublished(_ ticket: UInt64) -> Bool {
-        stamp(Int(truncatingIfNeeded: ticket) & mask).pointee.load(ordering: .acquiring) == ticket &+ 1
+        stamp(ticket).pointee.load(ordering: .acquiring) == ticket &+ 1
     }
 
-    @inline(__always)
-    private func markPublished(_ ticket: UInt64) {
-        stamp(Int(truncatingIfNeeded: ticket) & mask).pointee.store(ticket &+ 1, ordering: .releasing)
-    }
-
-    /// Slots reserved: the first ticket, and whether they fill the log past half, when the
+    /// Units reserved: the first ticket, and whether they fill the log past half, when the
     /// consumer should be woken whatever it is doing.
     struct Reservation {
         var ticket: UInt64
         var reachesHalf: Bool
     }
 
-    /// Reserves `count` consecutive slots; nil when the log has no room for them.
+    /// Reserves `count` consecutive units; nil when the log has no room for them.
     @inline(__always)
     func reserve(_ count: Int) -> Reservation? {
         var position = head.load(ordering: .relaxed)
@@ -168,44 +182,53 @@ final class EventLog: @unchecked Sendable {
         }
     }
 
-    /// Fills and publishes the reserved slot `ticket` (not an attach: see
-    /// ``publish(_:details:at:)``).
+    /// Fills and publishes the reserved unit `ticket`; for an attach, after its details and
+    /// objects (``initialize(_:at:)``, ``initialize(_:number:at:)``), which it publishes with it.
     @inline(__always)
-    func publish(_ entry: consuming LogEntry, at ticket: UInt64) {
-        payload(ticket).initializeMemory(as: LogEntry.self, to: entry)
-        markPublished(ticket)
+    func publish(_ entry: LogEntry, at ticket: UInt64) {
+        let unit = unit(ticket)
+        (unit + Self.entryOffset).initializeMemory(as: LogEntry.self, to: entry)
+        unit.assumingMemoryBound(to: Atomic<UInt64>.self).pointee.store(ticket &+ 1, ordering: .releasing)
     }
 
-    /// Fills and publishes an attach's three reserved slots from `ticket`: its details first,
-    /// then the entry, so that a consumer that sees the entry sees its details.
+    /// Writes the details of the attach reserved at `ticket` (``attachUnits(objects:)`` units).
     @inline(__always)
-    func publish(_ entry: consuming LogEntry, details: consuming AttachDetails, at ticket: UInt64) {
-        payload(ticket &+ 1).initializeMemory(as: AttachDetails.Names.self, to: details.names)
-        markPublished(ticket &+ 1)
-        payload(ticket &+ 2).initializeMemory(as: NodeOrigin.self, to: details.origin)
-        markPublished(ticket &+ 2)
-        publish(entry, at: ticket)
+    func initialize(_ details: consuming AttachDetails, at ticket: UInt64) {
+        (unit(ticket) + Self.unitSize).initializeMemory(as: AttachDetails.self, to: details)
     }
 
-    /// Whether a slot was reserved that has not been taken yet.
+    /// Writes object `number` of the attach reserved at `ticket`.
+    @inline(__always)
+    func initialize(_ object: consuming ObjectRecord, number: Int, at ticket: UInt64) {
+        (unit(ticket) + Self.unitSize + Self.detailsSize + number &* Self.objectSize)
+            .initializeMemory(as: ObjectRecord.self, to: object)
+    }
+
+    /// Whether a unit was reserved that has not been taken yet.
     var hasReserved: Bool {
         head.load(ordering: .sequentiallyConsistent) != tail.load(ordering: .acquiring)
+    }
+
+    /// How many units were reserved and not taken yet.
+    var backlog: Int {
+        Int(truncatingIfNeeded: head.load(ordering: .relaxed) &- tail.load(ordering: .relaxed))
     }
 
     /// The next ticket to be reserved: every entry before it has been reserved.
     var reservedEnd: UInt64 { head.load(ordering: .sequentiallyConsistent) }
 
-    /// Takes the published entries in order (an attach with its details), up to the first one
-    /// still being written, or, with `through`, every entry before that ticket (waiting for
-    /// those being written); about `maximum` slots at most (an attach is not split). Consumer
-    /// side only: the caller holds the tracker's lock.
-    func drain(
-        through end: UInt64? = nil, maximum: Int = .max, _ body: (consuming LogEntry, consuming AttachDetails?) -> Void
-    ) {
+    /// Takes the published changes in order (an attach, then its objects), up to the first one
+    /// still being written, or, with `through`, every change before that ticket (waiting for
+    /// those being written); about `maximum` units at most (an attach is not split). Returns
+    /// whether `maximum` left published changes behind. Consumer side only: the caller holds
+    /// the tracker's lock.
+    @discardableResult
+    func drain(through end: UInt64? = nil, maximum: Int = .max, _ body: (consuming LoggedChange) -> Void) -> Bool {
         var position = tail.load(ordering: .relaxed)
         let published = head.load(ordering: .acquiring)
         let limit = published &- position > UInt64(maximum) ? position &+ UInt64(maximum) : published
         var waited = 0
+        var stored = position
         while position < limit {
             guard isPublished(position) else {
                 // A producer between its reservation and its publication: only a bounded set of
@@ -215,21 +238,38 @@ final class EventLog: @unchecked Sendable {
                 if waited > 64 { Self.yield() }
                 continue
             }
-            let entry = payload(position).assumingMemoryBound(to: LogEntry.self).move()
-            var details: AttachDetails?
-            if entry.operation == .attach {
-                // Published before the entry, and reserved with it.
-                let names = payload(position &+ 1).assumingMemoryBound(to: AttachDetails.Names.self).move()
-                let origin = payload(position &+ 2).assumingMemoryBound(to: NodeOrigin.self).move()
-                details = AttachDetails(names: names, origin: origin)
-                position &+= UInt64(Self.attachSlots)
-            } else {
+            let unit = unit(position)
+            let entry = (unit + Self.entryOffset).assumingMemoryBound(to: LogEntry.self).pointee
+            guard entry.operation == .attach else {
                 position &+= 1
+                if position &- stored >= 128 {
+                    tail.store(position, ordering: .releasing)
+                    stored = position
+                }
+                body(.change(entry))
+                continue
             }
-            if position & 255 < UInt64(Self.attachSlots) { tail.store(position, ordering: .releasing) }
-            body(entry, details)
+            // Published with the entry, and reserved with it.
+            body(.attach(entry, (unit + Self.unitSize).assumingMemoryBound(to: AttachDetails.self).move()))
+            for number in 0..<Int(entry.index) {
+                let record = (unit + Self.unitSize + Self.detailsSize + number &* Self.objectSize)
+                    .assumingMemoryBound(to: ObjectRecord.self).move()
+                body(.object(node: entry.node, time: entry.time, index: UInt16(number), record))
+            }
+            // The block's units in the ring hold arbitrary bytes where stamps go: cleared, so
+            // that none reads as a later ticket's stamp when the ring comes round.
+            let taken = UInt64(Self.attachUnits(objects: Int(entry.index)))
+            for later in 1..<taken where (Int(truncatingIfNeeded: position) & mask) &+ Int(later) < capacity {
+                stamp(position &+ later).pointee.store(0, ordering: .relaxed)
+            }
+            position &+= taken
+            if position &- stored >= 128 {
+                tail.store(position, ordering: .releasing)
+                stored = position
+            }
         }
         tail.store(position, ordering: .releasing)
+        return limit < published
     }
 
     private static func yield() {

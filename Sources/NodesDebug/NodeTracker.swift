@@ -37,11 +37,12 @@ public final class NodeTracker: Sendable {
         return tracker
     }()
 
-    /// The slots of ``shared``'s log, which the agent's writer drains: a burst of about 3,800
-    /// node cycles (4 MiB, taken as the ring first goes round). Other trackers (a test's) have
-    /// no writer: they apply their changes themselves, and take ``logCapacity`` (256 KiB).
+    /// The units of ``shared``'s log, which the agent's writer drains: a burst of about 3,800
+    /// node cycles of the runtime (17 units each: 2 MiB, taken as the ring first goes round).
+    /// Other trackers (a test's) have no writer: they apply their changes themselves, and take
+    /// ``logCapacity`` (128 KiB).
     static let sharedLogCapacity = 65_536
-    /// The slots of another tracker's log.
+    /// The units of another tracker's log.
     static let logCapacity = 4_096
 
     /// The tracker that newly created nodes report to: ``shared`` unless a task binds another,
@@ -92,7 +93,7 @@ public final class NodeTracker: Sendable {
         self.init(logCapacity: Self.logCapacity)
     }
 
-    /// A tracker whose log has `logCapacity` slots (the agent's tracker has a large one).
+    /// A tracker whose log has `logCapacity` units (the agent's tracker has a large one).
     init(logCapacity: Int) {
         log = EventLog(capacity: logCapacity)
     }
@@ -116,7 +117,7 @@ public final class NodeTracker: Sendable {
     public func stopRecording() {
         recording.store(false, ordering: .releasing)
         state.withLock { state in
-            log.drain(through: log.reservedEnd) { _, _ in }
+            log.drain(through: log.reservedEnd) { _ in }
             state = State()
         }
     }
@@ -146,8 +147,13 @@ public final class NodeTracker: Sendable {
     /// Whether changes were recorded that have not been applied yet.
     var hasUnappliedChanges: Bool { log.hasReserved }
 
-    /// What the agent's writer calls each round: applies every change recorded so far, and
-    /// returns how many events the feed's queue dropped.
+    /// How much of the log waits to be applied, in units (a release or a state change takes
+    /// one, the runtime's attach eight).
+    var unappliedUnits: Int { log.backlog }
+
+    /// What the agent's writer calls each round: applies the changes recorded so far (about
+    /// `maximum` units of the log at most), and returns how many events the feed's queue
+    /// dropped and whether `maximum` left changes behind.
     ///
     /// The events of changes that other threads applied (a reader, an app thread that found the
     /// log full) wait in `feed`'s queue; the events of the changes applied here skip it, which
@@ -156,9 +162,10 @@ public final class NodeTracker: Sendable {
     /// nothing dropped, all of them, queued first, are encoded for the connection as they are
     /// made; otherwise they are appended to `batch`, queued first.
     func applyRecorded(
-        for feed: AgentFeed, into batch: inout [DebugInformation], encoding: inout StraightEncoding?
-    ) -> UInt64 {
-        let (dropped, wakePoller) = state.withLock { state in
+        for feed: AgentFeed, into batch: inout [DebugInformation], encoding: inout StraightEncoding?,
+        maximum: Int = .max
+    ) -> (dropped: UInt64, backlog: Bool) {
+        let (dropped, applied) = state.withLock { state in
             // Under the lock: the queue's producer (whoever applies changes) holds it too.
             let dropped = feed.queue.take(into: &batch)
             state.directFeed = feed
@@ -170,14 +177,14 @@ public final class NodeTracker: Sendable {
                 swap(&state.straight, &encoding)
             }
             swap(&state.directEvents, &batch)
-            let wakePoller = applyLog(through: nil, to: &state)
+            let applied = applyLogSlice(through: nil, maximum: maximum, to: &state)
             swap(&state.directEvents, &batch)
             if encodes { swap(&state.straight, &encoding) }
             state.directFeed = nil
-            return (dropped, wakePoller)
+            return (dropped, applied)
         }
-        if wakePoller { poller.wake(self) }
-        return dropped
+        if applied.wakePoller { poller.wake(self) }
+        return (dropped, applied.backlog)
     }
 
     // MARK: Reporting
@@ -257,31 +264,23 @@ public final class NodeTracker: Sendable {
         guard isRecording else { return id }
         let origin = NodeOrigin(site: site, test: TestIdentity.currentIfAny)
         if !sinksAreSynchronous.load(ordering: .relaxed), Self.arePristine(object, parts),
-            let reservation = reserve(EventLog.attachSlots + 1 + parts.count)
+            let reservation = reserve(EventLog.attachUnits(objects: parts.count + 1))
         {
             let ticket = reservation.ticket
             let time = MonotonicClock.now()
             let type = Swift.type(of: object)
-            log.publish(
-                LogEntry(operation: .attach, index: UInt16(parts.count + 1), node: id, time: time, type: type),
-                details: AttachDetails(names: AttachDetails.Names(parent: parent, kind: kind, name: name), origin: origin),
-                at: ticket)
-            let objects = ticket &+ UInt64(EventLog.attachSlots)
-            log.publish(
-                LogEntry(
-                    operation: .object, index: 0, node: id, time: time, type: type, address: ObfuscatedAddress(object),
-                    role: role),
-                at: objects)
+            log.initialize(
+                AttachDetails(type: type, parent: parent, kind: kind, name: name, origin: origin), at: ticket)
+            log.initialize(ObjectRecord(type: type, address: ObfuscatedAddress(object), role: role), number: 0, at: ticket)
             object.trackingHandle = TrackingHandle(tracker: self, node: id, index: 0)
             for (offset, part) in parts.enumerated() {
-                let index = UInt16(offset + 1)
-                log.publish(
-                    LogEntry(
-                        operation: .object, index: index, node: id, time: time, type: Swift.type(of: part.object),
-                        address: ObfuscatedAddress(part.object), role: part.role),
-                    at: objects &+ UInt64(index))
-                part.object.trackingHandle = TrackingHandle(tracker: self, node: id, index: index)
+                let index = offset + 1
+                log.initialize(
+                    ObjectRecord(type: Swift.type(of: part.object), address: ObfuscatedAddress(part.object), role: part.role),
+                    number: index, at: ticket)
+                part.object.trackingHandle = TrackingHandle(tracker: self, node: id, index: UInt16(index))
             }
+            log.publish(LogEntry(operation: .attach, index: UInt16(parts.count + 1), node: id, time: time), at: ticket)
             wakeConsumer(reservation)
             return id
         }
@@ -295,7 +294,7 @@ public final class NodeTracker: Sendable {
     /// Whether the objects are distinct and none is registered yet: then each takes a handle
     /// of the new node (otherwise the locked path decides who watches what).
     private static func arePristine(_ object: TrackedObjectBase, _ parts: [Part]) -> Bool {
-        guard object.trackingHandle == nil, parts.count <= 16 else { return false }
+        guard object.trackingHandle == nil, parts.count < EventLog.maxObjects else { return false }
         for (offset, part) in parts.enumerated() {
             guard part.object.trackingHandle == nil, part.object !== object else { return false }
             for other in parts[..<offset] where other.object === part.object { return false }
@@ -373,6 +372,13 @@ public final class NodeTracker: Sendable {
     /// The display name of an object's type, cached per type (demangling is slow).
     public func typeName(of object: AnyObject) -> String {
         TypeNameCache.shared.name(of: Swift.type(of: object))
+    }
+
+    /// The name a node whose principal object is `object` takes by default: the object's type
+    /// name without a trailing `Imp` (the convention for implementation classes), made once per
+    /// type.
+    public func nodeName(of object: AnyObject) -> String {
+        TypeNameCache.nodeNames.name(of: Swift.type(of: object))
     }
 
     /// Records a lifecycle state of `node`.
@@ -562,7 +568,7 @@ public final class NodeTracker: Sendable {
         return true
     }
 
-    /// Reserves `count` slots of the log. When it is full (its consumer, the agent's writer,
+    /// Reserves `count` units of the log. When it is full (its consumer, the agent's writer,
     /// fell behind or was not scheduled; a tracker without an agent has none), the calling
     /// thread applies a slice of it under the lock and tries once more: a slice, not the whole
     /// log, so that the thread is soon back to its own work and a writer that runs again does
@@ -581,7 +587,7 @@ public final class NodeTracker: Sendable {
         return log.reserve(count)
     }
 
-    /// How many slots a thread that finds the log full applies before trying again (a
+    /// How many units a thread that finds the log full applies before trying again (a
     /// sixteenth of the agent's log: well under a millisecond of work).
     static let roomSlice = 4_096
 
@@ -621,41 +627,54 @@ public final class NodeTracker: Sendable {
 
     /// Applies the logged changes; returns whether a detach left weak-watched objects to poll.
     private func applyLog(through end: UInt64?, maximum: Int = .max, to state: inout State) -> Bool {
+        applyLogSlice(through: end, maximum: maximum, to: &state).wakePoller
+    }
+
+    /// ``applyLog(through:maximum:to:)``, which also tells whether `maximum` left changes behind.
+    private func applyLogSlice(
+        through end: UInt64?, maximum: Int, to state: inout State
+    ) -> (wakePoller: Bool, backlog: Bool) {
         var detached = false
-        log.drain(through: end, maximum: maximum) { entry, details in
-            if apply(entry, details, to: &state) { detached = true }
+        let backlog = log.drain(through: end, maximum: maximum) { change in
+            if apply(change, to: &state) { detached = true }
         }
-        return detached && !state.registry.pending.isEmpty
+        return (detached && !state.registry.pending.isEmpty, backlog)
     }
 
     /// Applies one logged change as the locked path would have; returns whether it was a detach.
-    private func apply(_ entry: borrowing LogEntry, _ details: borrowing AttachDetails?, to state: inout State) -> Bool {
-        let (node, time) = (entry.node, entry.time)
-        switch entry.operation {
-        case .attach:
-            guard let details = copy details else { return false }
-            let name = details.names.name ?? entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
+    private func apply(_ change: consuming LoggedChange, to state: inout State) -> Bool {
+        switch consume change {
+        case .attach(let entry, let details):
+            let (node, time) = (entry.node, entry.time)
+            let name = details.name ?? TypeNameCache.shared.name(of: details.type)
             let change = state.registry.attach(
-                node, parent: details.names.parent, kind: details.names.kind, name: name, time: time, principal: nil,
+                node, parent: details.parent, kind: details.kind, name: name, time: time, principal: nil,
                 origin: details.origin, expectedObjects: Int(entry.index))
             Self.noteTest(details.origin.test, in: &state)
             emit(change, for: node, at: time, origin: details.origin, in: &state)
-        case .object:
-            guard let role = entry.role else { return false }
-            let typeName = entry.type.map { TypeNameCache.shared.name(of: $0) } ?? ""
-            if let index = state.registry.addObject(to: node, role: role, typeName: typeName, weak: nil, address: entry.address) {
-                emit(.objectAdded(index: index, role: role, typeName: typeName), for: node, at: time, in: &state)
+        case .object(let node, let time, _, let record):
+            let typeName = TypeNameCache.shared.name(of: record.type)
+            if let added = state.registry.addObject(
+                to: node, role: record.role, typeName: typeName, weak: nil, address: record.address)
+            {
+                emit(.objectAdded(index: added, role: record.role, typeName: typeName), for: node, at: time, in: &state)
             }
-        case .state:
-            if let attachedAt = state.registry.setState(entry.state, of: node) {
-                emit(.stateChanged(entry.state), for: node, at: max(time, attachedAt), in: &state)
-            }
-        case .detach:
-            for id in state.registry.detach(node, time: time) { emit(.detached, for: id, at: time, in: &state) }
-            return true
-        case .release:
-            if let (role, typeName) = state.registry.release(node, index: entry.index) {
-                emit(.released(index: entry.index, role: role, typeName: typeName), for: node, at: time, in: &state)
+        case .change(let entry):
+            let (node, time) = (entry.node, entry.time)
+            switch entry.operation {
+            case .attach:
+                return false
+            case .state:
+                if let attachedAt = state.registry.setState(entry.state, of: node) {
+                    emit(.stateChanged(entry.state), for: node, at: max(time, attachedAt), in: &state)
+                }
+            case .detach:
+                for id in state.registry.detach(node, time: time) { emit(.detached, for: id, at: time, in: &state) }
+                return true
+            case .release:
+                if let (role, typeName) = state.registry.release(node, index: entry.index) {
+                    emit(.released(index: entry.index, role: role, typeName: typeName), for: node, at: time, in: &state)
+                }
             }
         }
         return false

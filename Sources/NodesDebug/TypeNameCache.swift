@@ -10,17 +10,25 @@ final class TypeNameCache: @unchecked Sendable {
     private let keys: UnsafeMutablePointer<Atomic<UInt>>
     private let names: UnsafeMutablePointer<String>
     private let writer = Mutex<[ObjectIdentifier: String]>([:])
+    /// What the cache makes of a type's name before keeping it.
+    private let transform: @Sendable (String) -> String
 
     /// The cache of the process.
-    static let shared = TypeNameCache()
+    static let shared = TypeNameCache { $0 }
 
-    private init() {
+    /// The names that nodes take by default: their principal type's, without a trailing `Imp`
+    /// (the convention for implementation classes).
+    static let nodeNames = TypeNameCache { $0.hasSuffix("Imp") ? String($0.dropLast(3)) : $0 }
+
+    private init(transform: @escaping @Sendable (String) -> String) {
+        self.transform = transform
         keys = .allocate(capacity: Self.slotCount)
         names = .allocate(capacity: Self.slotCount)
         for index in 0..<Self.slotCount { (keys + index).initialize(to: Atomic(0)) }
     }
 
-    /// The name of `type`, as `String(describing:)` writes it.
+    /// The name of `type`, as `String(describing:)` writes it (and the cache's transform makes
+    /// of it).
     @inline(__always)
     func name(of type: AnyObject.Type) -> String {
         let bits = UInt(bitPattern: Int(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self)))
@@ -41,7 +49,7 @@ final class TypeNameCache: @unchecked Sendable {
                 let found = keys[slot].load(ordering: .acquiring)
                 if found == bits { return names[slot] }
                 if found == 0 {
-                    let name = String(describing: type)
+                    let name = transform(String(describing: type))
                     (names + slot).initialize(to: name)
                     keys[slot].store(bits, ordering: .releasing)
                     return name
@@ -49,7 +57,7 @@ final class TypeNameCache: @unchecked Sendable {
                 slot = (slot &+ 1) & (Self.slotCount - 1)
             }
             if let name = overflow[ObjectIdentifier(type)] { return name }
-            let name = String(describing: type)
+            let name = transform(String(describing: type))
             overflow[ObjectIdentifier(type)] = name
             return name
         }

@@ -95,4 +95,53 @@ struct EventLogTests {
         }
         withExtendedLifetime((root, kept)) {}
     }
+
+    /// Attaches of every size the log carries (1 to 17 objects: 2 to 21 units), from several
+    /// threads, through a small log that goes round many times: attaches reserved at the end
+    /// of the ring run on into its spill area, and the units they leave in the ring hold
+    /// arbitrary bytes where stamps go. Every node arrives whole, and every release counts.
+    @Test func attachesOfEverySizeSurviveTheRingsEnd() async {
+        let tracker = NodeTracker()
+        tracker.startRecording()
+        let roles: [ObjectRole] = [.context, .worker, .view, .interactor, .router, .presenter, "extra"]
+        let perThread = 3_000
+        let kept = await withTaskGroup(of: [(NodeID, Int, [SharedPart])].self) { group in
+            for thread in 0..<3 {
+                group.addTask {
+                    var kept: [(NodeID, Int, [SharedPart])] = []
+                    for index in 0..<perThread {
+                        let count = 1 + (index &* 7 &+ thread) % 17
+                        let objects = (0..<count).map { _ in SharedPart() }
+                        let parts = objects.dropFirst().enumerated().map { offset, object in
+                            NodeTracker.Part(object: object, role: roles[offset % roles.count])
+                        }
+                        let id = tracker.attach(
+                            objects[0], role: .flow, parts: Array(parts), parent: nil, kind: .flow,
+                            name: "Node\(thread)-\(index)", site: nil)
+                        if index.isMultiple(of: 50) {
+                            kept.append((id, count, objects))
+                        } else {
+                            tracker.detach(id)
+                        }
+                    }
+                    return kept
+                }
+            }
+            var all: [(NodeID, Int, [SharedPart])] = []
+            for await part in group { all += part }
+            return all
+        }
+        let snapshot = tracker.snapshot()
+        // Every detached node released all its objects as its thread let go of them.
+        #expect(snapshot.nodes.count == kept.count)
+        for (id, count, _) in kept {
+            let node = snapshot.node(id)
+            #expect(node?.name.hasPrefix("Node") == true)
+            #expect(node?.objects.count == count)
+            #expect(node?.objects.first?.role == .flow)
+            #expect(node?.objects.dropFirst().map(\.role) == (0..<(count - 1)).map { roles[$0 % roles.count] })
+            #expect(node?.objects.allSatisfy(\.isAlive) == true)
+        }
+        withExtendedLifetime(kept) {}
+    }
 }

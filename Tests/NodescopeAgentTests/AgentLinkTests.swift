@@ -188,6 +188,29 @@ struct AgentLinkTests {
         #expect(last.vouched >= detached + second && last.time < detached + second + 60 * ms)
     }
 
+    /// A heartbeat's poll applies the whole log at once: while the writer is behind, a due
+    /// heartbeat waits for rounds of events to catch up, but never longer than the
+    /// postponement, so a leak's verdict comes at most that much later.
+    @Test func aHeartbeatWaitsForAWriterThatIsBehindButNotForLong() throws {
+        var simulation = Simulation()
+        simulation.run(until: at(2 * second))
+        simulation.detach(at: at(2 * second + 10 * ms), releasedAt: nil)
+        let behind = at(2 * second + 200 * ms)..<at(2 * second + 700 * ms)
+        simulation.writerBehindDuring = behind
+        simulation.run(until: at(3 * second))
+        let beats = simulation.heartbeats.dropFirst().map(\.time)
+        let gaps = zip(beats, beats.dropFirst()).map { (at: $0, gap: $1 - $0) }
+        let limit = AgentLink.heartbeatInterval + AgentLink.heartbeatPostponement
+        #expect(gaps.allSatisfy { $0.gap < limit + ms }, "never put off past the postponement")
+        let during = gaps.filter { behind.contains($0.at) && $0.at + $0.gap < behind.upperBound }
+        #expect(!during.isEmpty && during.allSatisfy { $0.gap >= limit }, "put off while behind")
+        let outside = gaps.filter { $0.at + $0.gap < behind.lowerBound || $0.at >= behind.upperBound }
+        #expect(outside.count >= 5 && outside.allSatisfy { $0.gap < AgentLink.heartbeatInterval + ms })
+        // Meanwhile the writer went on taking events round after round.
+        let rounds = simulation.times { $0 == .takeEvents }.filter { behind.contains($0) }
+        #expect(rounds.count > during.count)
+    }
+
     // MARK: Exit
 
     /// A connected host that detaches one node (released at `releasedAt`, or never) and exits

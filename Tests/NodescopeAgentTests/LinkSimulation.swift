@@ -47,6 +47,9 @@ struct LinkSimulation {
     var failingWrites = 0
     /// Events the next take reports as dropped.
     var dropsAtNextTake: UInt64 = 0
+    /// While the writer finds more of the log waiting than one round applies (it tells the
+    /// link before each tick: ``AgentLink/writerBehind``).
+    var writerBehindDuring: Range<UInt64>?
     /// How long an explanation takes.
     var explainDuration: UInt64 = 5 * millisecond
     /// When the process exits normally, and when the agent is stopped.
@@ -248,6 +251,7 @@ struct LinkSimulation {
         }
         // Every action takes a little time, so that a loop without waits still advances.
         now += 10_000
+        link.writerBehind = writerBehindDuring?.contains(now) ?? false
         return link.tick(now: now)
     }
 

@@ -24,6 +24,9 @@ uintptr_t cnm_data_symbol(const char *name);
 /// The calling thread's kernel id.
 long cnm_thread_id(void);
 
+/// Names the calling thread as `top -H`, `ps -L` and profilers show it (at most 15 bytes).
+void cnm_name_thread(const char *name);
+
 /// Overwrites `length` bytes of the calling thread's stack below the caller's frame with zeros,
 /// so that references left there by calls that have returned are gone.
 void cnm_scrub_stack(size_t length);

@@ -108,5 +108,11 @@ extension AgentLink {
         func heartbeatDue(now: UInt64) -> Bool {
             gracePending && now &- lastHeartbeat >= AgentLink.heartbeatInterval
         }
+
+        /// Whether a heartbeat is due at `now` and has been put off for as long as it may be
+        /// (see ``AgentLink/writerBehind``).
+        func heartbeatOverdue(now: UInt64) -> Bool {
+            gracePending && now &- lastHeartbeat >= AgentLink.heartbeatInterval &+ AgentLink.heartbeatPostponement
+        }
     }
 }

@@ -57,6 +57,10 @@ struct AgentLink {
     /// How often heartbeats go out while a grace is pending (so a leak is flagged within about
     /// this much of its deadline).
     static let heartbeatInterval: UInt64 = 50_000_000
+    /// How long a due heartbeat may wait while the writer works through a backlog of the
+    /// log in rounds (see ``writerBehind``): a leak's verdict can come this much later while
+    /// the app records faster than the writer applies.
+    static let heartbeatPostponement: UInt64 = 100_000_000
     /// The pause between rounds while events are still queued.
     static let busyInterval: UInt64 = 2_000_000
     /// The longest pause between rounds when nothing is pending: work wakes the writer (a
@@ -97,6 +101,12 @@ struct AgentLink {
     /// The protocol version the next hello names: the newest, until a collector refuses it as a
     /// version it does not speak; then version 1, which every collector speaks.
     private(set) var helloVersion = WireLimits.protocolVersion
+
+    /// Set by the writer before each tick: whether more of the tracker's log waits than one
+    /// round applies. A heartbeat due then waits (``heartbeatPostponement`` at most) for rounds
+    /// of events to catch up, because its poll applies the whole log in one go, holding the
+    /// tracker's lock and the writer's core for as long as that takes.
+    var writerBehind = false
 
     /// Rules for the agent with `settings` (its socket path, its mode, its exit flush bound).
     init(settings: AgentSettings) {
@@ -532,6 +542,7 @@ struct AgentLink {
     /// round of a drain), so that the vouched time is read before the queue is taken.
     private mutating func collect(now: UInt64) -> Action {
         var vouches = stream.needsSnapshot || stream.heartbeatDue(now: now)
+        if vouches, writerBehind, !stream.needsSnapshot, !stream.heartbeatOverdue(now: now) { vouches = false }
         if case .draining = phase { vouches = true }
         if vouches {
             stream.step = .polling

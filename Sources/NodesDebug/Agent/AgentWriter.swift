@@ -35,6 +35,14 @@ struct AgentWriter {
     /// The pause before a round when changes are already waiting (see `perform`).
     static let gatherNanoseconds: UInt64 = 250_000
 
+    /// The most of the log a round applies (units: a release or a state change takes one, the
+    /// runtime's attach eight): some 30 node cycles, tens of microseconds of work. A round holds
+    /// the tracker's lock, and a thread that shares a core with the writer waits for the round,
+    /// so the writer stops after this much and lets it run (see `perform`).
+    static let roundUnits = 512
+    /// Whether the last round left changes behind for want of time (``roundUnits``).
+    private var behind = false
+
     /// A writer for the agent with `settings`, reading `tracker` and `feed`.
     init(settings: AgentSettings, tracker: NodeTracker, feed: AgentFeed, control: WriterControl) {
         self.settings = settings
@@ -61,10 +69,19 @@ struct AgentWriter {
         switch action {
         case .sleep(let until, let wakeOnEvent):
             if let request = feedRequest() { return request }
+            if behind {
+                // A backlog: the next round comes at once, after letting any thread waiting for
+                // this core have it. (A round that runs long on the app's core, as the scheduler
+                // sometimes places it, holds the app's thread up for milliseconds: rounds of
+                // the whole log tripled the wall-clock cost of a burst of node cycles.)
+                behind = false
+                sched_yield()
+                return tick()
+            }
             let now = MonotonicClock.now()
             guard wakeOnEvent else {
                 if until > now { feed.wake.wait(nanoseconds: until &- now) }
-                return link.tick(now: MonotonicClock.now())
+                return tick()
             }
             if tracker.hasUnappliedChanges {
                 // Changes came in during the round: the next round takes them after a short pause,
@@ -74,7 +91,7 @@ struct AgentWriter {
                 // of changes more than the app can make in the pause.)
                 var pause = timespec(tv_sec: 0, tv_nsec: Int(min(Self.gatherNanoseconds, until > now ? until &- now : 0)))
                 nanosleep(&pause, nil)
-                return link.tick(now: MonotonicClock.now())
+                return tick()
             }
             // Idle: sleep until there is work (a change recorded, an event queued, the
             // collector's request or its end on the socket), not on a short timer. The flag
@@ -84,7 +101,7 @@ struct AgentWriter {
                 feed.wake.wait(nanoseconds: until &- now, orReadable: connection?.descriptor)
             }
             tracker.consumerIdle.store(false, ordering: .relaxed)
-            return link.tick(now: MonotonicClock.now())
+            return tick()
         case .log(let line):
             StandardError.write("[nodescope] \(line)\n")
         case .examineSocket:
@@ -120,7 +137,9 @@ struct AgentWriter {
                 swap(&lent, &connection)
                 straight = lent.map { StraightEncoding(connection: $0, after: link.stream.lastSequence) }
             }
-            let dropped = tracker.applyRecorded(for: feed, into: &batch, encoding: &straight)
+            let (dropped, backlog) = tracker.applyRecorded(
+                for: feed, into: &batch, encoding: &straight, maximum: Self.roundUnits)
+            behind = backlog
             if let straight {
                 connection = straight.connection
                 straightlyEncoded = (straight.through, straight.latestDetach, straight.count)
@@ -159,6 +178,12 @@ struct AgentWriter {
         case .finish:
             return .finish
         }
+        return tick()
+    }
+
+    /// The link's next action now, told whether the log holds more than a round.
+    private mutating func tick() -> AgentLink.Action {
+        link.writerBehind = tracker.unappliedUnits > Self.roundUnits
         return link.tick(now: MonotonicClock.now())
     }
 

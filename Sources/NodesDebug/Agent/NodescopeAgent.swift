@@ -1,3 +1,4 @@
+import CNodesMemory
 import Synchronization
 
 #if canImport(Glibc)
@@ -97,6 +98,8 @@ public final class NodescopeAgent: Sendable {
         }
         let (feed, control) = (agent.feed, agent.control)
         BackgroundThread.start {
+            // As `top -H`, `ps -L` and profilers show it.
+            cnm_name_thread("nodescope-agent")
             var writer = AgentWriter(settings: settings, tracker: tracker, feed: feed, control: control)
             writer.run()
         }
