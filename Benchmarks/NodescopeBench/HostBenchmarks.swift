@@ -1,8 +1,8 @@
 import Foundation
 import Nodes
 
-final class BenchContext: AbstractContext<AnyCancellable> {}
-final class BenchWorker: AbstractWorker<AnyCancellable> {}
+final class BenchContext: AbstractContext<CancellationToken> {}
+final class BenchWorker: AbstractWorker<CancellationToken> {}
 final class BenchFlow: AbstractFlow<BenchContext, HeadlessViewController> {
     static func make() -> BenchFlow {
         BenchFlow(context: BenchContext(workers: [BenchWorker()]), viewController: HeadlessViewController(title: "Bench"))
@@ -12,7 +12,7 @@ final class BenchFlow: AbstractFlow<BenchContext, HeadlessViewController> {
 /// The host's costs: one lifecycle event on the calling thread, and a whole attach+detach
 /// cycle, with the agent off, recording without an agent, connected, and with the collector
 /// stopped (queue full, dropping).
-func runHostBenchmarks(quick: Bool) -> [ReportRow] {
+@MainActor func runHostBenchmarks(quick: Bool) -> [ReportRow] {
     let samples = quick ? 50 : 200
     final class Anchor {}
     let anchor = Anchor()
@@ -260,7 +260,7 @@ func benchSocketDirectory() -> String {
 /// made before the first reading. The tracker's fixed costs (its log of recorded changes, a ring
 /// of 4,096 units whose pages are touched as it first goes round) are paid before the first
 /// reading too, by attaching and releasing 2,048 nodes; ``trackerFixedBytes()`` gives them.
-func registryBytesPerNode(count: Int) -> Double {
+@MainActor func registryBytesPerNode(count: Int) -> Double {
     let tracker = NodeTracker()
     tracker.startRecording()
     let root = NodeTracker.$current.withValue(tracker) { BenchFlow.make() }
@@ -268,7 +268,7 @@ func registryBytesPerNode(count: Int) -> Double {
     warmUp(tracker, under: root, flows: (0..<2_048).map { _ in BenchFlow.make() })
     let flows = (0..<count).map { _ in BenchFlow.make() }
     let before = residentBytes()
-    let parts = flows.map(benchParts)
+    let parts = flows.map { benchParts($0) }
     let partsBytes = residentBytes() - before
     for (flow, flowParts) in zip(flows, parts) {
         tracker.attach(flow, role: .flow, parts: flowParts, parent: root.nodeID, kind: .flow, name: "BenchFlow", site: nil)
@@ -282,14 +282,14 @@ func registryBytesPerNode(count: Int) -> Double {
 /// What a fresh recording tracker costs before its nodes: the resident growth of attaching and
 /// releasing 2,048 nodes (the log's ring touched once round, the registry's first tables).
 /// Only meaningful first thing in a fresh process (memory freed before is reused unseen).
-func trackerFixedBytes() -> Int {
+@MainActor func trackerFixedBytes() -> Int {
     let tracker = NodeTracker()
     tracker.startRecording()
     let root = NodeTracker.$current.withValue(tracker) { BenchFlow.make() }
     NodeTracker.$current.withValue(tracker) { root._start() }
     // The nodes' objects and parts are made before the first reading, and kept until after.
     let flows = (0..<2_048).map { _ in BenchFlow.make() }
-    let parts = flows.map(benchParts)
+    let parts = flows.map { benchParts($0) }
     let before = residentBytes()
     warmUp(tracker, under: root, flows: flows, parts: parts)
     let after = residentBytes()
@@ -299,7 +299,7 @@ func trackerFixedBytes() -> Int {
 
 /// Attaches `flows` with their parts, then detaches them (their objects are released when the
 /// caller lets them go).
-private func warmUp(_ tracker: NodeTracker, under root: BenchFlow, flows: [BenchFlow], parts: [[NodeTracker.Part]]? = nil) {
+@MainActor private func warmUp(_ tracker: NodeTracker, under root: BenchFlow, flows: [BenchFlow], parts: [[NodeTracker.Part]]? = nil) {
     var ids: [NodeID] = []
     for (offset, flow) in flows.enumerated() {
         ids.append(
@@ -313,7 +313,7 @@ private func warmUp(_ tracker: NodeTracker, under root: BenchFlow, flows: [Bench
 }
 
 /// The parts of a bench flow, as the runtime registers them with its attach.
-private func benchParts(_ flow: BenchFlow) -> [NodeTracker.Part] {
+@MainActor private func benchParts(_ flow: BenchFlow) -> [NodeTracker.Part] {
     [NodeTracker.Part(object: flow.context, role: .context)]
         + flow.context.workers.compactMap { $0 as? TrackedObjectBase }.map { NodeTracker.Part(object: $0, role: .worker) }
         + [NodeTracker.Part(object: flow.viewController, role: .view)]

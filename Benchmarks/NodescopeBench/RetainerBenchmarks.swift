@@ -14,7 +14,7 @@ final class BenchPartner {
 }
 
 /// The context of the benchmark's leaked nodes.
-final class LeakyBenchContext: AbstractContext<AnyCancellable> {
+final class LeakyBenchContext: AbstractContext<CancellationToken> {
     var partner: BenchPartner?
 }
 

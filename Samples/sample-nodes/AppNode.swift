@@ -6,7 +6,7 @@ protocol AppFlow: ViewControllableFlow {
     func routeToLoggedOut()
 }
 
-final class AppContextImp: AbstractContext<AnyCancellable>, LoggedOutListener, LoggedInListener {
+final class AppContextImp: AbstractContext<CancellationToken>, LoggedOutListener, LoggedInListener {
     weak var flow: AppFlow?
 
     func didLogIn(user: String) { flow?.routeToLoggedIn(user: user) }
@@ -44,6 +44,7 @@ final class AppFlowImp: AbstractFlow<AppContextImp, HeadlessViewController>, App
     }
 }
 
+@MainActor
 final class AppBuilder {
     let component: AppComponent
     init(component: AppComponent) { self.component = component }

@@ -1,14 +1,14 @@
 import Nodes
 
 /// A post's detail screen: it shows whether the post is bookmarked and can present a share sheet.
-final class DetailContextImp: AbstractContext<AnyCancellable> {
+final class DetailContextImp: AbstractContext<CancellationToken> {
     let item: String
-    private let feedState: MutableState<FeedState>
+    private let feedState: ObservableState<FeedState>
     private let session: Session
     private let injectedLeak: InjectedLeak?
     private(set) var isBookmarked = false
 
-    init(item: String, feedState: MutableState<FeedState>, session: Session, injectedLeak: InjectedLeak?) {
+    init(item: String, feedState: ObservableState<FeedState>, session: Session, injectedLeak: InjectedLeak?) {
         self.item = item
         self.feedState = feedState
         self.session = session
@@ -55,6 +55,7 @@ final class DetailFlowImp: AbstractFlow<DetailContextImp, HeadlessViewController
     }
 }
 
+@MainActor
 final class DetailBuilder {
     let component: AppComponent
     init(component: AppComponent) { self.component = component }

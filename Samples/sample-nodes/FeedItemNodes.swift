@@ -1,7 +1,7 @@
 import Nodes
 
 /// A section of the feed, with a node per post: what `--nodes N` attaches to grow the tree.
-final class FeedSectionContextImp: AbstractContext<AnyCancellable> {}
+final class FeedSectionContextImp: AbstractContext<CancellationToken> {}
 
 final class FeedSectionFlowImp: AbstractFlow<FeedSectionContextImp, HeadlessViewController> {
     private let items: ClosedRange<Int>
@@ -22,9 +22,10 @@ final class FeedSectionFlowImp: AbstractFlow<FeedSectionContextImp, HeadlessView
 }
 
 /// One post of the feed.
-final class FeedItemContextImp: AbstractContext<AnyCancellable> {}
+final class FeedItemContextImp: AbstractContext<CancellationToken> {}
 final class FeedItemFlowImp: AbstractFlow<FeedItemContextImp, HeadlessViewController> {}
 
+@MainActor
 final class FeedSectionBuilder {
     /// The most posts in one section.
     static let capacity = 50

@@ -1,9 +1,9 @@
 import Nodes
 
 /// Loads items into the shared feed state while the feed is active.
-final class FeedRefreshWorker: AbstractWorker<AnyCancellable> {
-    private let state: MutableState<FeedState>
-    init(state: MutableState<FeedState>) {
+final class FeedRefreshWorker: AbstractWorker<CancellationToken> {
+    private let state: ObservableState<FeedState>
+    init(state: ObservableState<FeedState>) {
         self.state = state
         super.init()
     }
@@ -19,10 +19,10 @@ final class FeedViewController: HeadlessNavigationController, WithViewState {
     func update(with state: String) { viewState = state }
 }
 
-final class FeedContextImp: AbstractPresentableContext<AnyCancellable, FeedViewController> {
-    let state: MutableState<FeedState>
+final class FeedContextImp: AbstractPresentableContext<CancellationToken, FeedViewController> {
+    let state: ObservableState<FeedState>
 
-    init(presentable: FeedViewController, state: MutableState<FeedState>) {
+    init(presentable: FeedViewController, state: ObservableState<FeedState>) {
         self.state = state
         super.init(presentable: presentable, workers: [FeedRefreshWorker(state: state)])
     }
@@ -82,6 +82,7 @@ final class FeedFlowImp: AbstractFlow<FeedContextImp, FeedViewController> {
 }
 
 /// Builds the feed; the variant names the experiment arm.
+@MainActor
 final class FeedBuilder {
     let component: AppComponent
     let variant: String
@@ -106,12 +107,12 @@ final class FeedPluginList: PluginListWithDefault<String, AppComponent, FeedFlow
         super.init(componentFactory: { component })
     }
 
-    override func plugins(component: AppComponent) -> [(key: String, plugin: any PluginCreating<FeedFlowImp, String>)] {
-        [("v2", FeedV2Plugin(component: component))]
+    override func plugins(component: AppComponent) -> KeyValuePairs<String, AnyPlugin> {
+        ["v2": AnyPlugin(create: { user in FeedV2Plugin(component: component).create(state: user) })]
     }
 
-    override func createDefault(component: AppComponent) -> FeedFlowImp {
-        FeedBuilder(component: component, variant: "classic").build()
+    override func `default`(component: AppComponent) -> (key: String, instance: FeedFlowImp) {
+        (key: "classic", instance: FeedBuilder(component: component, variant: "classic").build())
     }
 }
 

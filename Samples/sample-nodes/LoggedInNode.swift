@@ -1,5 +1,6 @@
 import Nodes
 
+@MainActor
 protocol LoggedInListener: AnyObject {
     func didLogOut()
 }
@@ -10,9 +11,9 @@ protocol LoggedInFlow: ViewControllableFlow {
 }
 
 /// Keeps the session fresh while the user is logged in.
-final class SessionWorker: AbstractWorker<AnyCancellable> {}
+final class SessionWorker: AbstractWorker<CancellationToken> {}
 
-final class LoggedInContextImp: AbstractContext<AnyCancellable> {
+final class LoggedInContextImp: AbstractContext<CancellationToken> {
     weak var listener: LoggedInListener?
     let session: Session
 
@@ -54,6 +55,7 @@ final class LoggedInFlowImp: AbstractFlow<LoggedInContextImp, HeadlessTabBarCont
     func logOut() { context.logOut() }
 }
 
+@MainActor
 final class LoggedInBuilder {
     let component: AppComponent
     init(component: AppComponent) { self.component = component }

@@ -1,5 +1,6 @@
 import Nodes
 
+@MainActor
 protocol LoggedOutListener: AnyObject {
     func didLogIn(user: String)
 }
@@ -9,7 +10,7 @@ protocol LoggedOutFlow: ViewControllableFlow {
 }
 
 /// The login screen: a context that logs in through the session and tells its listener.
-final class LoggedOutContextImp: AbstractContext<AnyCancellable> {
+final class LoggedOutContextImp: AbstractContext<CancellationToken> {
     weak var listener: LoggedOutListener?
     private let session: Session
 
@@ -28,6 +29,7 @@ final class LoggedOutFlowImp: AbstractFlow<LoggedOutContextImp, HeadlessViewCont
     var loginContext: LoggedOutContextImp { context }
 }
 
+@MainActor
 final class LoggedOutBuilder {
     let component: AppComponent
     init(component: AppComponent) { self.component = component }

@@ -1,7 +1,7 @@
 import Nodes
 
 /// The profile tab: shows the user's name, which it keeps up to date through the session.
-final class ProfileContextImp: AbstractContext<AnyCancellable> {
+final class ProfileContextImp: AbstractContext<CancellationToken> {
     private let session: Session
     private let injectedLeak: InjectedLeak?
     private(set) var displayName: String
@@ -26,6 +26,7 @@ final class ProfileContextImp: AbstractContext<AnyCancellable> {
 
 final class ProfileFlowImp: AbstractFlow<ProfileContextImp, HeadlessViewController> {}
 
+@MainActor
 final class ProfileBuilder {
     let component: AppComponent
     init(component: AppComponent) { self.component = component }

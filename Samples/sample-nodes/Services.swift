@@ -8,7 +8,7 @@ final class Session {
     private var listeners: [(String?) -> Void] = []
     /// Subscriptions that live as long as the session. A node's subscription does not belong
     /// here: it belongs in its context's `cancellables`, which deactivation cancels.
-    var cancellables = Set<AnyCancellable>()
+    var cancellables = Set<CancellationToken>()
 
     func logIn(as user: String) {
         self.user = user
@@ -120,6 +120,6 @@ final class AppComponent: BootstrapComponent {
     var session: Session { shared { Session() } }
     var ticker: Ticker { shared { Ticker() } }
     var analytics: Analytics { shared { Analytics() } }
-    var feedState: MutableState<FeedState> { shared { MutableState(FeedState()) } }
-    var preferences: MutableState<Preferences> { shared { MutableState(Preferences()) } }
+    var feedState: ObservableState<FeedState> { shared { ObservableState(FeedState()) } }
+    var preferences: ObservableState<Preferences> { shared { ObservableState(Preferences()) } }
 }

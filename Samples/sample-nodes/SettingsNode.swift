@@ -1,11 +1,12 @@
 import Nodes
 
-protocol SettingsSyncListener: AnyObject {
+@MainActor
+protocol SettingsSyncListener: AnyObject, Sendable {
     func didSync(count: Int)
 }
 
 /// Syncs the settings to the server once a second while the settings tab is active.
-final class SettingsSyncWorker: AbstractWorker<AnyCancellable> {
+final class SettingsSyncWorker: AbstractWorker<CancellationToken> {
     /// The settings' context, told after each sync.
     weak var listener: SettingsSyncListener?
     private let ticker: Ticker
@@ -24,7 +25,9 @@ final class SettingsSyncWorker: AbstractWorker<AnyCancellable> {
         let listener = self.listener
         timer = ticker.scheduledTimer { [self] in
             syncs += 1
-            listener?.didSync(count: syncs)
+            let count = syncs
+            // The ticker fires on the main thread, where the settings' context lives.
+            MainActor.assumeIsolated { listener?.didSync(count: count) }
         }
     }
 
@@ -43,11 +46,11 @@ final class SettingsViewController: HeadlessViewController, WithViewState {
     func update(with state: String) { viewState = state }
 }
 
-final class SettingsContextImp: AbstractPresentableContext<AnyCancellable, SettingsViewController>, SettingsSyncListener {
-    private let preferences: MutableState<Preferences>
+final class SettingsContextImp: AbstractPresentableContext<CancellationToken, SettingsViewController>, SettingsSyncListener {
+    private let preferences: ObservableState<Preferences>
     private(set) var lastSyncCount = 0
 
-    init(presentable: SettingsViewController, preferences: MutableState<Preferences>, workers: [Worker]) {
+    init(presentable: SettingsViewController, preferences: ObservableState<Preferences>, workers: [Worker]) {
         self.preferences = preferences
         super.init(presentable: presentable, workers: workers)
     }
@@ -62,6 +65,7 @@ final class SettingsContextImp: AbstractPresentableContext<AnyCancellable, Setti
 
 final class SettingsFlowImp: AbstractFlow<SettingsContextImp, SettingsViewController> {}
 
+@MainActor
 final class SettingsBuilder {
     let component: AppComponent
     init(component: AppComponent) { self.component = component }

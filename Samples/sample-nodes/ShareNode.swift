@@ -1,7 +1,7 @@
 import Nodes
 
 /// The share sheet, presented modally over a post's detail.
-final class ShareContextImp: AbstractContext<AnyCancellable> {}
+final class ShareContextImp: AbstractContext<CancellationToken> {}
 
 final class ShareFlowImp: AbstractFlow<ShareContextImp, HeadlessViewController> {
     private let analytics: Analytics
@@ -24,6 +24,7 @@ final class ShareFlowImp: AbstractFlow<ShareContextImp, HeadlessViewController> 
     }
 }
 
+@MainActor
 final class ShareBuilder {
     let component: AppComponent
     init(component: AppComponent) { self.component = component }

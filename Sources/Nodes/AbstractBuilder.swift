@@ -1,48 +1,40 @@
 /// Creates a node: its flow (the build result), context, workers and view, from a fresh
 /// component made for each build.
 ///
-/// - `DynamicBuildDependency`: values the parent flow passes to the objects built (a listener,
-///   an identifier); `Void` when none.
-/// - `DynamicComponentDependency`: values the parent passes to the component; `Void` when none.
+/// - `ComponentType`: the node's dependency-injection component.
+/// - `BuildType`: what a build returns, usually the node's flow (through its protocol).
+/// - `DynamicBuildDependencyType`: values the parent flow passes to the objects built (a
+///   listener, an identifier); `Void` when none.
+/// - `DynamicComponentDependencyType`: values the parent passes to the component; `Void` when
+///   none.
 ///
-/// Subclasses override ``build(component:dynamicBuildDependency:)``.
-open class AbstractBuilder<ComponentType, BuildType, DynamicBuildDependency, DynamicComponentDependency> {
-    private let componentFactory: (DynamicComponentDependency) -> ComponentType
+/// Subclasses override ``build(component:dynamicBuildDependency:)`` and usually add a
+/// `build(withListener:)` of their own that calls ``build(_:_:)``. The component factory must
+/// make a new component for each build: reusing one raises an assertion (debug builds).
+@preconcurrency @MainActor
+open class AbstractBuilder<ComponentType, BuildType, DynamicBuildDependencyType, DynamicComponentDependencyType> {
+    private weak var lastComponent: AnyObject?
+    private let componentFactory: (DynamicComponentDependencyType) -> ComponentType
 
     /// A builder that makes its component with `componentFactory` at each build.
-    public init(componentFactory: @escaping (DynamicComponentDependency) -> ComponentType) {
+    public init(componentFactory: @escaping (DynamicComponentDependencyType) -> ComponentType) {
         self.componentFactory = componentFactory
     }
 
-    /// Builds the node with both dynamic dependencies.
-    public final func build(
-        withDynamicBuildDependency dynamicBuildDependency: DynamicBuildDependency,
-        dynamicComponentDependency: DynamicComponentDependency
-    ) -> BuildType {
-        build(component: componentFactory(dynamicComponentDependency), dynamicBuildDependency: dynamicBuildDependency)
-    }
-
     /// Creates the node's objects. Subclasses must override it.
-    open func build(component: ComponentType, dynamicBuildDependency: DynamicBuildDependency) -> BuildType {
+    open func build(component: ComponentType, dynamicBuildDependency: DynamicBuildDependencyType) -> BuildType {
         preconditionFailure("\(Self.self) must override build(component:dynamicBuildDependency:)")
     }
-}
 
-extension AbstractBuilder where DynamicComponentDependency == Void {
-    /// A builder whose component needs no dynamic dependency.
-    public convenience init(componentFactory: @escaping () -> ComponentType) {
-        self.init(componentFactory: { (_: Void) in componentFactory() })
-    }
-
-    /// Builds the node with a dynamic build dependency.
-    public final func build(withDynamicBuildDependency dynamicBuildDependency: DynamicBuildDependency) -> BuildType {
-        build(withDynamicBuildDependency: dynamicBuildDependency, dynamicComponentDependency: ())
-    }
-}
-
-extension AbstractBuilder where DynamicComponentDependency == Void, DynamicBuildDependency == Void {
-    /// Builds the node.
-    public final func build() -> BuildType {
-        build(withDynamicBuildDependency: (), dynamicComponentDependency: ())
+    /// Builds the node with both dynamic dependencies, from a new component.
+    public final func build(
+        _ dynamicBuildDependency: DynamicBuildDependencyType,
+        _ dynamicComponentDependency: DynamicComponentDependencyType
+    ) -> BuildType {
+        let component = componentFactory(dynamicComponentDependency)
+        let componentObject = component as AnyObject
+        assert(componentObject !== lastComponent, "\(Self.self)'s component factory must make a new component each time")
+        lastComponent = componentObject
+        return build(component: component, dynamicBuildDependency: dynamicBuildDependency)
     }
 }

@@ -6,20 +6,36 @@
 /// first, its workers stopped, its context deactivated, its flow ended and its node detached;
 /// then `LeakDetector` watches the node's objects for the grace.
 ///
+/// A flow is started while its context is active, so a flow made with an active context is
+/// started from the beginning. Its context must be a ``Context``: any other value raises an
+/// assertion (debug builds) and the flow then has an inert context of its own.
+///
 /// Every object of the node (flow, context, workers, view) reports its release to the tracker.
-open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObjectBase, ViewControllableFlow, NodeRegistering {
-    /// The node's context, through the interface the flow uses.
-    public final let context: ContextInterfaceType
-    /// The node's view.
-    public final let viewController: ViewControllerType
-    /// Whether the flow is started.
-    public final private(set) var isStarted = false
+@preconcurrency @MainActor
+open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObjectBase, ViewControllableFlow, NodeRegistering,
+    FlowControllerOwner, ViewControllerSource
+{
+    #if DEBUG
+    /// The flow and its attached sub-flows, by name: the type name without `FlowImp`.
+    public var tree: Node {
+        let typeName = "\(type(of: self))".split(separator: ".").last.map(String.init) ?? ""
+        let name = typeName.hasSuffix("FlowImp") ? String(typeName.dropLast("FlowImp".count)) : typeName
+        return Node(name: name, children: flowController.tree.children)
+    }
+    #endif
 
-    private var flowController = FlowController()
-    /// The context as the lifecycle sees it, and its workers: looked up once, because dynamic
-    /// casts are slow and attach/detach run often.
-    private let lifecycleContext: Context?
-    private let workers: [Worker]
+    /// Whether the flow is started: its context is active.
+    public var isStarted: Bool { _context.isActive }
+    /// The node's context, as the lifecycle sees it.
+    public let _context: Context
+    /// The node's context, through the interface the flow uses.
+    public let context: ContextInterfaceType
+    /// The node's view.
+    public let viewController: ViewControllerType
+    /// The attached child flows, in attach order.
+    public var subFlows: [Flow] { flowController.flows }
+
+    private let flowController = FlowController()
     /// The node's other objects (context, workers, view) as the tracker takes them, cast once
     /// here rather than at every attach: those that report their own release (the runtime's
     /// base classes) as parts of the tracker's one-call attach, the rest to be watched.
@@ -41,12 +57,16 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
 
     /// Creates a flow with its node's context and view.
     public init(context: ContextInterfaceType, viewController: ViewControllerType) {
+        let contextObject = context as AnyObject
+        if let lifecycleContext = contextObject as? Context {
+            self._context = lifecycleContext
+        } else {
+            assertionFailure("\(context) must conform to \(Context.self)")
+            self._context = InertContext()
+        }
         self.context = context
         self.viewController = viewController
-        let contextObject = context as AnyObject
-        self.lifecycleContext = contextObject as? Context
         let workers = (contextObject as? WorkerOwning)?.workers ?? []
-        self.workers = workers
         let viewObject = viewController as AnyObject
         var objects: [(object: AnyObject, role: ObjectRole)] = [(contextObject, .context)]
         objects += workers.map { ($0, .worker) }
@@ -65,88 +85,107 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         self.otherParts = others
         self.tracker = NodeTracker.current
         self.leakDetector = LeakDetector.current
+        super.init()
+        flowController.owner = self
+        flowController.isFlowLeakDetectionEnabled = !(self is FlowRetaining)
     }
-
-    /// The attached child flows, in attach order.
-    public final var subFlows: [Flow] { flowController.flows }
-
-    /// The node's view as a `ViewControllable`; a flow whose view type is not one has a
-    /// placeholder view.
-    public final func getViewController() -> ViewControllable {
-        (viewController as AnyObject as? ViewControllable) ?? placeholderView
-    }
-
-    private lazy var placeholderView: ViewControllable = HeadlessViewController(title: "\(Self.self)")
 
     /// The id of the flow's node in the tracker, while it is attached.
     public final var nodeID: NodeID? { trackingHandle?.node }
 
     // MARK: Lifecycle
 
+    /// Called once the flow has started and its context is active: attach initial children here.
+    open func didStart() {}
+
     /// Starts the flow: registers it as a root when no parent attached it, then activates the
     /// context and calls ``didStart()``.
-    public final func _start() {
+    public final func start() {
         guard !isStarted else { return }
         if !isAttachedAsChild, !isRoot {
             isRoot = true
             register(under: nil, leakDetector: nil, site: nil)
         }
-        isStarted = true
         trackingHandle?.reportState(.started)
-        lifecycleContext?.activate()
+        _context.activate()
         didStart()
     }
 
     /// Ends the flow: ends every sub-flow last-attached first, deactivates the context and
     /// reports the end. A root flow is detached here too.
-    public final func _end() {
+    public final func end() {
         guard isStarted else { return }
-        _ = flowController.detachAll()
-        lifecycleContext?.deactivate()
-        isStarted = false
+        flowController.detachEndingAllFlows()
+        _context.deactivate()
         trackingHandle?.reportState(.ended)
         if isRoot {
             isRoot = false
-            finishNode()
+            finishNode(watchingForLeaks: true)
         }
     }
-
-    /// Called once the flow has started and its context is active: attach initial children here.
-    open func didStart() {}
 
     // MARK: Sub-flows
 
     /// Attaches `subFlow` as a child and starts it (present its view first). The child node's
     /// attach site, which reports show (`ProfileFlow.swift:42`), is the caller's.
     public final func attach(starting subFlow: Flow, file: StaticString = #filePath, line: UInt = #line) {
-        _ = flowController.attach(
-            starting: subFlow, under: trackingHandle, leakDetector: activeLeakDetector ?? leakDetector,
-            site: AttachSite(file: file, line: line))
+        flowController.attach(starting: subFlow, site: AttachSite(file: file, line: line))
+    }
+
+    /// Attaches `subFlow` as a child and starts it, without an attach site: the form taken when
+    /// the method is passed as a function (`flows.forEach(flow.attach)`).
+    @_disfavoredOverload
+    public final func attach(starting subFlow: Flow) {
+        flowController.attach(starting: subFlow, site: nil)
     }
 
     /// Ends `subFlow` and detaches it (dismiss its view afterwards).
     public final func detach(ending subFlow: Flow) {
-        _ = flowController.detach(ending: subFlow)
+        flowController.detach(ending: subFlow)
     }
 
-    /// Ends and detaches every sub-flow of type `T` that `predicate` accepts.
-    public final func detach<T>(endingSubFlowsOfType type: T.Type, _ predicate: (T) -> Bool = { _ in true }) {
-        for flow in flowController.flows.reversed() {
-            if let typed = flow as? T, predicate(typed) { detach(ending: flow) }
-        }
+    /// Ends and detaches every sub-flow of type `T` that `where` accepts, last-attached first.
+    public final func detach<T>(endingSubFlowsOfType type: T.Type, where: (_ flow: T) -> Bool) {
+        flowController.detach(endingFlowsOfType: type, where: `where`)
+    }
+
+    /// Ends and detaches every sub-flow of type `T`, last-attached first.
+    public final func detach<T>(endingSubFlowsOfType type: T.Type) {
+        flowController.detach(endingFlowsOfType: type) { _ in true }
     }
 
     /// The first sub-flow of type `T`.
     public final func firstSubFlow<T>(ofType type: T.Type) -> T? {
-        flowController.first(ofType: type)
+        flowController.firstFlow(ofType: type)
+    }
+
+    /// Calls `perform` with the first sub-flow of type `T`, if there is one.
+    public final func withFirstSubFlow<T>(ofType type: T.Type, perform: (_ flow: T) throws -> Void) rethrows {
+        try flowController.withFirstFlow(ofType: type, perform: perform)
     }
 
     /// Every sub-flow of type `T`, in attach order.
     public final func subFlows<T>(ofType type: T.Type) -> [T] {
-        flowController.all(ofType: type)
+        flowController.flows(ofType: type)
     }
 
+    /// Calls `perform` with every sub-flow of type `T`, in attach order.
+    public final func withSubFlows<T>(ofType type: T.Type, perform: (_ flow: T) throws -> Void) rethrows {
+        try flowController.withFlows(ofType: type, perform: perform)
+    }
+
+    // MARK: Views
+
+    var viewControllable: ViewControllable {
+        (viewController as AnyObject as? ViewControllable) ?? placeholderView
+    }
+
+    private lazy var placeholderView: ViewControllable = HeadlessViewController(title: "\(Self.self)")
+
     // MARK: Tracking
+
+    var trackingParent: TrackingHandle? { trackingHandle }
+    var childLeakDetector: LeakDetector? { activeLeakDetector ?? leakDetector }
 
     final func registerNode(under parent: TrackingHandle?, leakDetector: LeakDetector?, site: AttachSite?) {
         isAttachedAsChild = true
@@ -159,9 +198,9 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         register(under: nil, leakDetector: nil, site: site)
     }
 
-    final func unregisterNode() {
+    final func unregisterNode(watchingForLeaks: Bool) {
         isAttachedAsChild = false
-        finishNode()
+        finishNode(watchingForLeaks: watchingForLeaks)
     }
 
     private func register(under parent: TrackingHandle?, leakDetector parentDetector: LeakDetector?, site: AttachSite?) {
@@ -177,13 +216,13 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
     }
 
     /// Detaches the node in the tracker and has the leak detector watch its objects.
-    private func finishNode() {
+    private func finishNode(watchingForLeaks: Bool) {
         if let handle = trackingHandle {
             handle.tracker.detach(handle.node)
         }
         let detector = activeLeakDetector ?? leakDetector
         activeLeakDetector = nil
-        guard detector.isEnabled else { return }
+        guard watchingForLeaks, detector.isEnabled else { return }
         detector.expectRelease(
             of: [self] + reportingParts.map { $0.object as AnyObject } + otherParts.map(\.object), node: nodeName)
     }
@@ -194,4 +233,13 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
     open var nodeName: String {
         tracker.nodeName(of: self)
     }
+}
+
+/// The context of a flow made with a value that is not a ``Context``: it only keeps its state.
+private final class InertContext: Context {
+    private(set) var isActive = false
+
+    func activate() { isActive = true }
+
+    func deactivate() { isActive = false }
 }

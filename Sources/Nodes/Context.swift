@@ -1,5 +1,6 @@
 /// A node's interactor: it handles events and user interactions, and is active while its node
 /// is attached.
+@preconcurrency @MainActor
 public protocol Context: AnyObject {
     /// Whether the context is active.
     var isActive: Bool { get }
@@ -10,23 +11,25 @@ public protocol Context: AnyObject {
 }
 
 /// Gives the runtime the workers of a context, for tracking.
+@MainActor
 protocol WorkerOwning {
     var workers: [Worker] { get }
 }
 
-/// The base class of contexts: activation, workers started and stopped with it, hooks, and
-/// cancellables cancelled on deactivation.
+/// The base class of contexts, without cancellables: activation, and workers started and
+/// stopped with it. Subclass ``AbstractContext`` rather than this class.
 ///
 /// Activation: `isActive` becomes true, ``didBecomeActive()``, then the workers start in order.
-/// Deactivation is the reverse: the workers stop in reverse order, ``willResignActive()``, the
-/// cancellables are cancelled, then `isActive` becomes false.
-open class AbstractContext<CancellableType: Cancellable & Hashable>: TrackedObjectBase, Context, WorkerOwning {
-    /// Subscriptions that live while the context is active.
-    public final var cancellables = Set<CancellableType>()
-    /// The node's workers.
-    public final let workers: [Worker]
+/// Deactivation: the workers stop in order, ``willResignActive()``, ``_reset()``, then
+/// `isActive` becomes false.
+@preconcurrency @MainActor
+open class _BaseContext: TrackedObjectBase, Context, WorkerOwning {
     /// Whether the context is active.
-    public final private(set) var isActive = false
+    public private(set) var isActive = false
+    /// The node's workers, in order.
+    // Stored here as well as in the controller, so that a retainer path to a worker reads
+    // `Context .workers[0]`.
+    public let workers: [Worker]
 
     private let workerController: WorkerController
 
@@ -35,6 +38,17 @@ open class AbstractContext<CancellableType: Cancellable & Hashable>: TrackedObje
         self.workers = workers
         self.workerController = WorkerController(workers: workers)
     }
+
+    /// Called when the context has become active, before the workers start. Subclasses override it.
+    open func didBecomeActive() {}
+
+    /// Called when the context is about to resign active, after the workers stopped. Subclasses
+    /// override it.
+    open func willResignActive() {}
+
+    /// Called on deactivation after ``willResignActive()``: ``AbstractContext`` cancels its
+    /// cancellables here.
+    open func _reset() {}
 
     /// Activates the context: see the class overview for the order.
     public final func activate() {
@@ -50,31 +64,50 @@ open class AbstractContext<CancellableType: Cancellable & Hashable>: TrackedObje
         guard isActive else { return }
         workerController.stopWorkers()
         willResignActive()
-        for cancellable in cancellables { cancellable.cancel() }
-        cancellables.removeAll()
+        _reset()
         isActive = false
         trackingHandle?.reportState(.inactive)
     }
 
-    /// The first worker of the given type.
+    /// The first worker of type `T`.
     public final func firstWorker<T>(ofType type: T.Type) -> T? {
-        workerController.first(ofType: type)
+        workerController.firstWorker(ofType: type)
     }
 
-    /// Called when the context has become active, before the workers start. Subclasses override it.
-    open func didBecomeActive() {}
+    /// Calls `perform` with the first worker of type `T`, if there is one.
+    public final func withFirstWorker<T>(ofType type: T.Type, perform: (_ worker: T) throws -> Void) rethrows {
+        try workerController.withFirstWorker(ofType: type, perform: perform)
+    }
 
-    /// Called when the context is about to resign active, after the workers stopped. Subclasses
-    /// override it.
-    open func willResignActive() {}
+    /// Every worker of type `T`, in order.
+    public final func workers<T>(ofType type: T.Type) -> [T] {
+        workerController.workers(ofType: type)
+    }
+
+    /// Calls `perform` with every worker of type `T`, in order.
+    public final func withWorkers<T>(ofType type: T.Type, perform: (_ worker: T) throws -> Void) rethrows {
+        try workerController.withWorkers(ofType: type, perform: perform)
+    }
+}
+
+/// The base class of contexts: activation, workers started and stopped with it, hooks, and
+/// cancellables cancelled on deactivation (each then watched by ``LeakDetector/detect(_:delay:)``).
+open class AbstractContext<CancellableType: Cancellable>: _BaseContext {
+    /// Subscriptions that live while the context is active.
+    public var cancellables = Set<CancellableType>()
+
+    /// Cancels and forgets the cancellables.
+    public final override func _reset() {
+        cancellables.cancelAndWatchAll()
+    }
 }
 
 /// A context that drives a presenter (usually the node's view, through a protocol).
-open class AbstractPresentableContext<CancellableType: Cancellable & Hashable, PresentableType>:
+open class AbstractPresentableContext<CancellableType: Cancellable, PresentableType>:
     AbstractContext<CancellableType>
 {
     /// What the context presents to.
-    public final let presentable: PresentableType
+    public let presentable: PresentableType
 
     /// Creates an inactive context with its presentable and workers.
     public init(presentable: PresentableType, workers: [Worker]) {

@@ -1,45 +1,122 @@
-/// Keeps a flow's sub-flows: attach starts a child, detach ends it, and ending the parent ends
-/// every child, last-attached first.
-struct FlowController {
-    private(set) var flows: [Flow] = []
+/// Keeps a flow's sub-flows: attaching starts a child, detaching ends it, and ending the parent
+/// ends every child, last-attached first. ``AbstractFlow`` owns one; apps rarely need their own.
+///
+/// Attaching a flow twice, or one already started, and detaching one that is not attached are
+/// programming errors: they raise an assertion (debug builds) and do nothing.
+@preconcurrency @MainActor
+public final class FlowController {
+    #if DEBUG
+    /// The sub-flows' trees, under a node without a name.
+    public var tree: Node {
+        Node(name: "", children: flows.map(\.tree))
+    }
+    #endif
 
-    mutating func attach(
-        starting flow: Flow, under parent: TrackingHandle?, leakDetector: LeakDetector?, site: AttachSite?
-    ) -> Bool {
-        guard !flows.contains(where: { $0 === flow }) else { return false }
+    /// The attached flows, in attach order.
+    public private(set) var flows: [Flow] = []
+
+    /// Whether a detached flow is watched for leaks (``LeakDetector/detect(_:delay:)``) when no
+    /// node tracking watches it already.
+    var isFlowLeakDetectionEnabled = true
+
+    /// Where attached flows register their nodes: the owning flow's node, set by ``AbstractFlow``.
+    weak var owner: (any FlowControllerOwner)?
+
+    /// An empty controller.
+    public init() {}
+
+    /// Runs `withoutFlowLeakDetection` with leak detection of detached flows turned off.
+    public func withoutFlowLeakDetection(withoutFlowLeakDetection: (FlowController) -> Void) {
+        let wasEnabled = isFlowLeakDetectionEnabled
+        isFlowLeakDetectionEnabled = false
+        withoutFlowLeakDetection(self)
+        isFlowLeakDetectionEnabled = wasEnabled
+    }
+
+    /// Attaches `flow` and starts it.
+    public func attach(starting flow: Flow) {
+        attach(starting: flow, site: nil)
+    }
+
+    /// Attaches `flow`, registering its node under the owner's with `site` as its attach site.
+    func attach(starting flow: Flow, site: AttachSite?) {
+        guard !flows.contains(where: { $0 === flow }), !flow.isStarted else {
+            assertionFailure("Unable to attach \(type(of: flow)): it is already attached or started")
+            return
+        }
         flows.append(flow)
-        (flow as? NodeRegistering)?.registerNode(under: parent, leakDetector: leakDetector, site: site)
-        flow._start()
-        return true
+        if let registering = flow as? NodeRegistering {
+            registering.registerNode(
+                under: owner?.trackingParent, leakDetector: owner?.childLeakDetector, site: site)
+        }
+        flow.start()
     }
 
-    mutating func detach(ending flow: Flow) -> Bool {
-        guard let index = flows.firstIndex(where: { $0 === flow }) else { return false }
-        flow._end()
+    /// Ends `flow` and detaches it.
+    public func detach(ending flow: Flow) {
+        guard let index = flows.firstIndex(where: { $0 === flow }), flow.isStarted else {
+            assertionFailure("Unable to detach \(type(of: flow)): it is not attached or not started")
+            return
+        }
+        flow.end()
         flows.remove(at: index)
-        (flow as? NodeRegistering)?.unregisterNode()
-        return true
+        if let registering = flow as? NodeRegistering {
+            // The node's tracking watches every object of the node, the flow included.
+            registering.unregisterNode(watchingForLeaks: isFlowLeakDetectionEnabled)
+        } else if isFlowLeakDetectionEnabled {
+            LeakDetector.detect(flow)
+        }
     }
 
-    /// Ends every sub-flow in reverse order of attach; returns them.
-    mutating func detachAll() -> [Flow] {
-        let ended = flows.reversed().filter { detach(ending: $0) }
-        return ended
+    /// Ends and detaches every flow, last-attached first.
+    public func detachEndingAllFlows() {
+        for flow in flows.reversed() { detach(ending: flow) }
     }
 
-    func first<T>(ofType type: T.Type) -> T? {
-        flows.lazy.compactMap { $0 as? T }.first
+    /// Ends and detaches every flow of type `T` that `where` accepts, last-attached first.
+    public func detach<T>(endingFlowsOfType type: T.Type, where: (_ flow: T) -> Bool) {
+        for flow in flows.reversed() {
+            if let typed = flow as? T, `where`(typed) { detach(ending: flow) }
+        }
     }
 
-    func all<T>(ofType type: T.Type) -> [T] {
+    /// The first attached flow of type `T`.
+    public func firstFlow<T>(ofType type: T.Type) -> T? {
+        for flow in flows { if let typed = flow as? T { return typed } }
+        return nil
+    }
+
+    /// Calls `perform` with the first attached flow of type `T`, if there is one.
+    public func withFirstFlow<T>(ofType type: T.Type, perform: (_ flow: T) throws -> Void) rethrows {
+        if let flow = firstFlow(ofType: type) { try perform(flow) }
+    }
+
+    /// Every attached flow of type `T`, in attach order.
+    public func flows<T>(ofType type: T.Type) -> [T] {
         flows.compactMap { $0 as? T }
+    }
+
+    /// Calls `perform` with every attached flow of type `T`, in attach order.
+    public func withFlows<T>(ofType type: T.Type, perform: (_ flow: T) throws -> Void) rethrows {
+        for flow in flows(ofType: type) { try perform(flow) }
     }
 }
 
+/// The flow that owns a ``FlowController``: where its children's nodes register.
+@MainActor
+protocol FlowControllerOwner: AnyObject {
+    /// The owner's node, parent of the nodes attached through the controller.
+    var trackingParent: TrackingHandle? { get }
+    /// The leak detector the children's nodes use.
+    var childLeakDetector: LeakDetector? { get }
+}
+
 /// Registers a flow's node with its tracker when it is attached, and detaches it when it is.
+@MainActor
 protocol NodeRegistering: AnyObject {
     func registerNode(under parent: TrackingHandle?, leakDetector: LeakDetector?, site: AttachSite?)
     /// Registers a flow as a root before it starts, with the site of the app's launch call.
     func registerRoot(at site: AttachSite)
-    func unregisterNode()
+    /// Detaches the node; its objects are watched for leaks unless `watchingForLeaks` is false.
+    func unregisterNode(watchingForLeaks: Bool)
 }

@@ -34,7 +34,7 @@ public enum PresentationRecord: Equatable, Sendable, CustomStringConvertible {
 
 /// An in-memory view: it keeps what it presents and contains, and records every presentation,
 /// so that flows can "show" screens in samples and tests without UIKit.
-open class HeadlessViewController: TrackedObjectBase, ViewControllable {
+open class HeadlessViewController: TrackedObjectBase, PresentingViewControllable {
     /// How the view reads in records and trees.
     public final var title: String
     /// The view presented over this one, if any (kept strongly, as UIKit does).
@@ -162,7 +162,8 @@ open class HeadlessTabBarController: HeadlessViewController, TabBarControllable 
 }
 
 /// An in-memory window: it shows a root view and retains the root flow.
-public final class HeadlessWindow: WindowViewControllable, FlowRetaining {
+@MainActor
+public final class HeadlessWindow: WindowViewControllable {
     /// The view the window shows.
     public var rootViewController: ViewControllable?
     /// The retained root flow.
@@ -180,15 +181,18 @@ public final class HeadlessWindow: WindowViewControllable, FlowRetaining {
 
     /// Shows the root flow's view, retains the flow and starts it: how an app launches. The root
     /// node's attach site is the caller's.
-    public func launch(_ rootFlow: ViewControllableFlow, file: StaticString = #filePath, line: UInt = #line) {
-        rootViewController = rootFlow.getViewController()
+    public func launch(_ rootFlow: Flow, file: StaticString = #filePath, line: UInt = #line) {
+        rootViewController = (rootFlow as? ViewControllableFlow)?.getViewController()
         makeKeyAndVisible()
-        retainAndStart(rootFlow, file: file, line: line)
+        flow = rootFlow
+        (rootFlow as? NodeRegistering)?.registerRoot(at: AttachSite(file: file, line: line))
+        rootFlow.start()
     }
 
     /// Ends the root flow and lets go of it and of its view: how an app shuts down cleanly.
     public func close() {
-        endAndRelease()
+        flow?.end()
+        flow = nil
         rootViewController = nil
         isVisible = false
     }

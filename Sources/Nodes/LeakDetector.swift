@@ -96,11 +96,24 @@ public final class LeakDetector: Sendable {
 
     /// Expects every object in `objects` to be released within the grace.
     public func expectRelease(of objects: [AnyObject], node: String) {
+        expectRelease(of: objects, node: node, within: graceNanoseconds)
+    }
+
+    /// Expects `object` to be released within `delay` seconds, through the current detector
+    /// (``current``): the Nodes framework's way to watch one object, such as a cancellable just
+    /// cancelled. Its leak is reported by the detector's ``handler`` under the object's type name.
+    public static func detect(_ object: AnyObject, delay: Double = 1) {
+        let detector = current
+        guard detector.isEnabled else { return }
+        let nanoseconds = delay > 0 ? UInt64(min(delay, 86_400) * 1_000_000_000) : 0
+        detector.expectRelease(of: [object], node: String(describing: type(of: object)), within: nanoseconds)
+    }
+
+    private func expectRelease(of objects: [AnyObject], node: String, within grace: UInt64) {
         guard isEnabled, !objects.isEmpty else { return }
         var seen = Set<ObjectIdentifier>()
         let watched = objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
             .map { (WeakReference($0), String(describing: type(of: $0))) }
-        let grace = graceNanoseconds
         scheduler.schedule(afterNanoseconds: grace) { [self] in
             let leaks = watched.filter { !$0.0.isReleased }
                 .map { Leak(node: node, typeName: $0.1, graceNanoseconds: grace) }

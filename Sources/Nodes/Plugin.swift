@@ -1,33 +1,17 @@
-/// Anything that may create a build result for a state: a ``Plugin``, or a list's default.
-public protocol PluginCreating<BuildType, StateType> {
-    /// What it creates, usually a builder.
-    associatedtype BuildType
-    /// What decides whether it is enabled.
-    associatedtype StateType
-    /// The build result when enabled for `state`, else nil.
-    func create(state: StateType) -> BuildType?
-}
-
 /// A feature gate: creates its node's builder only when enabled for a state (an experiment, a
 /// flag, the user's data).
 ///
-/// Subclasses override ``isEnabled(component:state:)`` and ``build(component:)``.
-open class Plugin<ComponentType, BuildType, StateType>: PluginCreating {
+/// Subclasses override ``isEnabled(component:state:)`` and ``build(component:)``. The
+/// component factory must make a new component for each call: reusing one raises an assertion
+/// (debug builds).
+@preconcurrency @MainActor
+open class Plugin<ComponentType, BuildType, StateType> {
+    private weak var lastComponent: AnyObject?
     private let componentFactory: () -> ComponentType
-
-    /// For tests: when set, decides enablement instead of ``isEnabled(component:state:)``.
-    public final var override: ((ComponentType, StateType) -> Bool)?
 
     /// A plugin that makes a fresh component for each decision.
     public init(componentFactory: @escaping () -> ComponentType) {
         self.componentFactory = componentFactory
-    }
-
-    /// The build result when the plugin is enabled for `state`, else nil.
-    public final func create(state: StateType) -> BuildType? {
-        let component = componentFactory()
-        let enabled = override?(component, state) ?? isEnabled(component: component, state: state)
-        return enabled ? build(component: component) : nil
     }
 
     /// Whether the plugin is enabled. Subclasses must override it.
@@ -38,6 +22,26 @@ open class Plugin<ComponentType, BuildType, StateType>: PluginCreating {
     /// Creates the build result. Subclasses must override it.
     open func build(component: ComponentType) -> BuildType {
         preconditionFailure("\(Self.self) must override build(component:)")
+    }
+
+    /// The build result when the plugin is enabled for `state`, else nil.
+    public func create(state: StateType) -> BuildType? {
+        let component = makeComponent()
+        guard isEnabled(component: component, state: state) else { return nil }
+        return build(component: component)
+    }
+
+    /// The build result whether or not the plugin is enabled (for tests and debug menus).
+    public func override() -> BuildType {
+        build(component: makeComponent())
+    }
+
+    private func makeComponent() -> ComponentType {
+        let component = componentFactory()
+        let componentObject = component as AnyObject
+        assert(componentObject !== lastComponent, "\(Self.self)'s component factory must make a new component each time")
+        lastComponent = componentObject
+        return component
     }
 }
 

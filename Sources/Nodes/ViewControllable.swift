@@ -29,11 +29,16 @@ public struct ModalStyle: Hashable, Sendable, CustomStringConvertible {
     public var description: String { behavior.rawValue }
 }
 
-/// A node's view, as its flow sees it: presenting, dismissing and containing other views.
+/// A node's view, as its flow sees it. Like the Nodes framework's outside UIKit, it asks
+/// nothing: any class can be a node's view.
+@preconcurrency @MainActor
+public protocol ViewControllable: AnyObject {}
+
+/// A view that presents, dismisses and contains other views.
 ///
 /// On Linux there is no UIKit: ``HeadlessViewController`` and its navigation, tab and window
 /// relatives implement these protocols in memory and record what was shown.
-public protocol ViewControllable: AnyObject {
+public protocol PresentingViewControllable: ViewControllable {
     /// Presents `viewController` modally over this view.
     func present(_ viewController: ViewControllable, withModalStyle modalStyle: ModalStyle, animated: Bool)
     /// Dismisses `viewController` if this view presented it.
@@ -44,7 +49,7 @@ public protocol ViewControllable: AnyObject {
     func uncontain(_ viewController: ViewControllable)
 }
 
-extension ViewControllable {
+extension PresentingViewControllable {
     /// Presents full screen, animated.
     public func present(_ viewController: ViewControllable) {
         present(viewController, withModalStyle: .cover, animated: true)
@@ -57,7 +62,7 @@ extension ViewControllable {
 }
 
 /// A navigation stack.
-public protocol NavigationControllable: ViewControllable {
+public protocol NavigationControllable: PresentingViewControllable {
     /// The stack, bottom first.
     var viewControllers: [ViewControllable] { get }
     /// Pushes a view on the stack.
@@ -69,7 +74,7 @@ public protocol NavigationControllable: ViewControllable {
 }
 
 /// A tab container.
-public protocol TabBarControllable: ViewControllable {
+public protocol TabBarControllable: PresentingViewControllable {
     /// The tabs, in order.
     var viewControllers: [ViewControllable] { get }
     /// The index of the selected tab.
@@ -79,6 +84,7 @@ public protocol TabBarControllable: ViewControllable {
 }
 
 /// A window that shows one root view.
+@preconcurrency @MainActor
 public protocol WindowViewControllable: AnyObject {
     /// The view the window shows.
     var rootViewController: ViewControllable? { get set }
@@ -87,6 +93,7 @@ public protocol WindowViewControllable: AnyObject {
 }
 
 /// A scene that owns windows.
+@preconcurrency @MainActor
 public protocol WindowSceneViewControllable: AnyObject {
     /// The scene's windows.
     var windows: [WindowViewControllable] { get }

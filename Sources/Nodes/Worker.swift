@@ -8,15 +8,23 @@ public protocol Worker: AnyObject {
     func stop()
 }
 
-/// The base class of workers: start and stop bookkeeping, hooks, and cancellables that are
-/// cancelled when the worker stops.
-open class AbstractWorker<CancellableType: Cancellable & Hashable>: TrackedObjectBase, Worker {
-    /// Subscriptions that live while the worker works.
-    public final var cancellables = Set<CancellableType>()
+/// The base class of workers, without cancellables: start and stop bookkeeping and hooks.
+/// Subclass ``AbstractWorker`` rather than this class.
+open class _BaseWorker: TrackedObjectBase, Worker {
     /// Whether the worker is started.
-    public final private(set) var isWorking = false
+    public private(set) var isWorking = false
+
     /// Creates a stopped worker.
     public override init() {}
+
+    /// Called after the worker starts. Subclasses override it.
+    open func didStart() {}
+
+    /// Called before the worker stops. Subclasses override it.
+    open func willStop() {}
+
+    /// Called on stop after ``willStop()``: ``AbstractWorker`` cancels its cancellables here.
+    open func _reset() {}
 
     /// Starts the worker and calls ``didStart()``.
     public final func start() {
@@ -25,35 +33,65 @@ open class AbstractWorker<CancellableType: Cancellable & Hashable>: TrackedObjec
         didStart()
     }
 
-    /// Calls ``willStop()``, cancels the cancellables and stops the worker.
+    /// Calls ``willStop()`` and ``_reset()``, then stops the worker.
     public final func stop() {
         guard isWorking else { return }
         willStop()
-        for cancellable in cancellables { cancellable.cancel() }
-        cancellables.removeAll()
+        _reset()
         isWorking = false
     }
-
-    /// Called after the worker starts. Subclasses override it.
-    open func didStart() {}
-
-    /// Called before the worker stops. Subclasses override it.
-    open func willStop() {}
 }
 
-/// Starts a node's workers in order and stops them in reverse order.
-struct WorkerController {
-    let workers: [Worker]
+/// The base class of workers: start and stop bookkeeping, hooks, and cancellables that are
+/// cancelled when the worker stops (each then watched by ``LeakDetector/detect(_:delay:)``).
+open class AbstractWorker<CancellableType: Cancellable>: _BaseWorker {
+    /// Subscriptions that live while the worker works.
+    public var cancellables = Set<CancellableType>()
 
-    func startWorkers() {
+    /// Cancels and forgets the cancellables.
+    public final override func _reset() {
+        cancellables.cancelAndWatchAll()
+    }
+}
+
+/// Starts a context's workers and stops them, both in order. ``_BaseContext`` owns one.
+public final class WorkerController {
+    /// The workers, in order.
+    public private(set) var workers: [Worker]
+
+    /// A controller of `workers`.
+    public init(workers: [Worker]) {
+        self.workers = workers
+    }
+
+    /// Starts every worker, in order.
+    public func startWorkers() {
         for worker in workers { worker.start() }
     }
 
-    func stopWorkers() {
-        for worker in workers.reversed() { worker.stop() }
+    /// Stops every worker, in order.
+    public func stopWorkers() {
+        for worker in workers { worker.stop() }
     }
 
-    func first<T>(ofType type: T.Type) -> T? {
-        workers.lazy.compactMap { $0 as? T }.first
+    /// The first worker of type `T`.
+    public func firstWorker<T>(ofType type: T.Type) -> T? {
+        for worker in workers { if let typed = worker as? T { return typed } }
+        return nil
+    }
+
+    /// Calls `perform` with the first worker of type `T`, if there is one.
+    public func withFirstWorker<T>(ofType type: T.Type, perform: (_ worker: T) throws -> Void) rethrows {
+        if let worker = firstWorker(ofType: type) { try perform(worker) }
+    }
+
+    /// Every worker of type `T`, in order.
+    public func workers<T>(ofType type: T.Type) -> [T] {
+        workers.compactMap { $0 as? T }
+    }
+
+    /// Calls `perform` with every worker of type `T`, in order.
+    public func withWorkers<T>(ofType type: T.Type, perform: (_ worker: T) throws -> Void) rethrows {
+        for worker in workers(ofType: type) { try perform(worker) }
     }
 }

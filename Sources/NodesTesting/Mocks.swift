@@ -50,10 +50,14 @@ public final class ContextMock: Context {
 
 /// A flow that counts its starts and ends, for testing a parent flow's routing.
 public final class FlowMock: ViewControllableFlow {
-    /// Whether it is started.
-    public private(set) var isStarted = false
-    /// Its sub-flows (always empty).
-    public let subFlows: [Flow] = []
+    #if DEBUG
+    /// A tree of one node named after the view's title.
+    public var tree: Node { Node(name: view.title, children: []) }
+    #endif
+    /// Whether it is started: its context is active.
+    public var isStarted: Bool { _context.isActive }
+    /// Its context, activated on start and deactivated on end.
+    public let _context: Context = ContextMock()
     /// How many times it started.
     public private(set) var startCallCount = 0
     /// How many times it ended.
@@ -66,15 +70,15 @@ public final class FlowMock: ViewControllableFlow {
         view = HeadlessViewController(title: title)
     }
 
-    /// Starts.
-    public func _start() {
-        isStarted = true
+    /// Starts: activates its context.
+    public func start() {
+        _context.activate()
         startCallCount += 1
     }
 
-    /// Ends.
-    public func _end() {
-        isStarted = false
+    /// Ends: deactivates its context.
+    public func end() {
+        _context.deactivate()
         endCallCount += 1
     }
 

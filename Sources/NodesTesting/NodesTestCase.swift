@@ -9,7 +9,7 @@ import XCTest
 /// ```swift
 /// final class ProfileTests: NodesTestCase {
 ///     override var failsOnNodeLeaks: Bool { true }   // optional: fail the test itself too
-///     func testClosingTheProfile() { … }
+///     @MainActor func testClosingTheProfile() async { … }   // flows are @MainActor
 /// }
 /// ```
 ///

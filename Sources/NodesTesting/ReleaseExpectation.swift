@@ -33,6 +33,7 @@ public final class ReleaseExpectation: Sendable {
 
     /// Watches the objects of a flow's node: the flow, its context, the context's workers and
     /// its view (those that are objects), named after the node unless `name` is given.
+    @MainActor
     public convenience init<ContextType, ViewType>(node flow: AbstractFlow<ContextType, ViewType>, named name: String? = nil) {
         var objects: [(AnyObject, String?)] = [(flow, "flow")]
         let context = flow.context
@@ -98,6 +99,7 @@ public final class ReleaseExpectation: Sendable {
 }
 
 /// Gives ``ReleaseExpectation`` the workers of a context.
+@MainActor
 protocol ReleaseExpectationWorkerListing {
     var listedWorkers: [Worker] { get }
 }
@@ -130,7 +132,8 @@ public func expectReleased(
 /// #expect(verdict.isReleased, "\(verdict)")
 /// ```
 public func expectReleased(
-    named name: String, within grace: Duration = .seconds(1), _ release: () -> [AnyObject]
+    named name: String, within grace: Duration = .seconds(1), isolation: isolated (any Actor)? = #isolation,
+    _ release: () -> [AnyObject]
 ) async -> ReleaseVerdict {
     let expectation = ReleaseExpectation(named: name, watching: release())
     return await expectation.verdict(within: grace)
@@ -139,6 +142,7 @@ public func expectReleased(
 /// Waits (at most `grace`) for a flow's node to be released: the flow, its context, the
 /// context's workers and its view. Pass the flow with `consume`, so that the caller's reference
 /// is gone: `await expectNodeReleased(consume profile)`.
+@MainActor
 public func expectNodeReleased<ContextType, ViewType>(
     _ flow: consuming AbstractFlow<ContextType, ViewType>, within grace: Duration = .seconds(1), named name: String? = nil
 ) async -> ReleaseVerdict {

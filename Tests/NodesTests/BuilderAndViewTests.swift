@@ -2,6 +2,7 @@ import Nodes
 import NodesTesting
 import Testing
 
+@MainActor
 @Suite("Builders, components, headless views and state")
 struct BuilderAndViewTests {
     final class AppComponent: BootstrapComponent {
@@ -32,10 +33,10 @@ struct BuilderAndViewTests {
         let app = AppComponent()
         let builder = ChildBuilder { userID in ChildComponent(parent: app, userID: userID) }
         #expect(
-            builder.build(withDynamicBuildDependency: "listener", dynamicComponentDependency: "u1")
+            builder.build("listener", "u1")
                 == "u1 listener session 1")
         #expect(
-            builder.build(withDynamicBuildDependency: "other", dynamicComponentDependency: "u2")
+            builder.build("other", "u2")
                 == "u2 other session 1", "shared instances are made once per component")
     }
 
@@ -68,7 +69,7 @@ struct BuilderAndViewTests {
             var viewState: String?
             func update(with state: String) { viewState = state }
         }
-        let state = MutableState(1)
+        let state = ObservableState(1)
         let view = CounterView()
         let observation = state.observe(transform: ClosureTransform { "count \($0)" }, observer: view)
         #expect(view.viewState == "count 1")

@@ -4,6 +4,7 @@ import Testing
 
 /// Choosing what a leak does: a detector's settable handler, and the shared detector's for a
 /// whole app.
+@MainActor
 @Suite("Leak handlers")
 struct LeakHandlerTests {
     /// A long-lived object whose closures keep whatever they capture: the usual way a node leaks.
@@ -17,7 +18,7 @@ struct LeakHandlerTests {
     private func leakOneNode(named name: String, into registry: Registry) {
         let log = HookLog()
         let root = TestFlow("Root", log: log)
-        root._start()
+        root.start()
         let child = root.show(TestFlow(name, log: log, workerCount: 0))
         registry.retained.append(child.context)
         root.hide(child)

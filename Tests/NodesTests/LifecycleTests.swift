@@ -2,6 +2,7 @@ import Nodes
 import NodesTesting
 import Testing
 
+@MainActor
 @Suite("Node lifecycle: attach and detach order, three levels deep")
 struct LifecycleTests {
     @Test func attachStartsFlowThenActivatesContextThenStartsWorkers() {
@@ -9,7 +10,7 @@ struct LifecycleTests {
         let log = HookLog()
         let root = scope.run { TestFlow("Root", log: log) }
         scope.run {
-            root._start()
+            root.start()
             let parent = root.show(TestFlow("Parent", log: log))
             parent.show(TestFlow("Child", log: log))
         }
@@ -41,7 +42,7 @@ struct LifecycleTests {
         let log = HookLog()
         let root = scope.run { TestFlow("Root", log: log) }
         scope.run {
-            root._start()
+            root.start()
             let parent = root.show(TestFlow("Parent", log: log))
             parent.show(TestFlow("ChildA", log: log))
             parent.show(TestFlow("ChildB", log: log))
@@ -69,7 +70,7 @@ struct LifecycleTests {
         var names: [NodeID: String] = [:]
         scope.run {
             let root = TestFlow("Root", log: log)
-            root._start()
+            root.start()
             let parent = root.show(TestFlow("Parent", log: log))
             parent.show(TestFlow("ChildA", log: log))
             parent.show(TestFlow("ChildB", log: log))
@@ -113,7 +114,7 @@ struct LifecycleTests {
         let log = HookLog()
         scope.run {
             let root = TestFlow("Root", log: log)
-            root._start()
+            root.start()
             root.attach(starting: FlowMock(title: "Mock"))
             root.show(TestFlow("A", log: log))
             root.show(TestFlow("B", log: log))
@@ -122,9 +123,11 @@ struct LifecycleTests {
             #expect(root.subFlows(ofType: TestFlow.self).map(\.label) == ["A", "B"])
             root.detach(endingSubFlowsOfType: TestFlow.self) { $0.label == "A" }
             #expect(root.subFlows(ofType: TestFlow.self).map(\.label) == ["B"])
-            root.attach(starting: root.subFlows[0])
-            #expect(root.subFlows.count == 2, "attaching an attached flow again does nothing")
-            root._end()
+            var visited: [String] = []
+            root.withSubFlows(ofType: TestFlow.self) { visited.append($0.label) }
+            root.withFirstSubFlow(ofType: FlowMock.self) { visited.append($0.view.title) }
+            #expect(visited == ["B", "Mock"])
+            root.end()
             #expect(root.subFlows.isEmpty)
         }
     }
@@ -132,14 +135,14 @@ struct LifecycleTests {
     @Test func cancellablesAreCancelledOnDeactivation() {
         let scope = TrackingScope()
         let log = HookLog()
-        let state = MutableState(0)
+        let state = ObservableState(0)
         var seen: [Int] = []
         scope.run {
             let root = TestFlow("Root", log: log)
-            root._start()
+            root.start()
             state.observe { seen.append($0) }.store(in: &root.context.cancellables)
             state.value = 1
-            root._end()
+            root.end()
             state.value = 2
         }
         #expect(seen == [0, 1])
@@ -149,7 +152,7 @@ struct LifecycleTests {
     @Test func workerCancellablesAreCancelledWhenItStops() {
         let log = HookLog()
         let worker = TestWorker("W", log: log)
-        let state = MutableState("a")
+        let state = ObservableState("a")
         var seen: [String] = []
         worker.start()
         state.observe { seen.append($0) }.store(in: &worker.cancellables)

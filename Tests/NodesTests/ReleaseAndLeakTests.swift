@@ -2,6 +2,7 @@ import Nodes
 import NodesTesting
 import Testing
 
+@MainActor
 @Suite("Releases and leaks")
 struct ReleaseAndLeakTests {
     /// Names each node's objects by id, from the attach events.
@@ -20,7 +21,7 @@ struct ReleaseAndLeakTests {
         let log = HookLog()
         scope.run {
             let root = TestFlow("Root", log: log)
-            root._start()
+            root.start()
             root.show(TestFlow("Feed", log: log, workerCount: 2))
             root.hide(root.subFlows(ofType: TestFlow.self)[0])
         }
@@ -37,7 +38,7 @@ struct ReleaseAndLeakTests {
         let service = EventService()
         scope.run {
             let root = TestFlow("Root", log: log)
-            root._start()
+            root.start()
             let profile = root.show(TestFlow("Profile", log: log))
             let context = profile.context
             // The bug: the service outlives the node and its closure captures the context.
@@ -75,7 +76,7 @@ struct ReleaseAndLeakTests {
         let log = HookLog()
         scope.run {
             let root = TestFlow("Root", log: log)
-            root._start()
+            root.start()
             let child = PlainFlow(context: ContextMock(), viewController: PlainView())
             root.attach(starting: child)
             #expect(child.context.isActive)
@@ -107,7 +108,7 @@ struct ReleaseAndLeakTests {
         NodeTracker.$current.withValue(tracker) {
             LeakDetector.$current.withValue(detector) {
                 let root = TestFlow("Root", log: log, workerCount: 0)
-                root._start()
+                root.start()
                 for _ in 0..<100_000 {
                     let child = TestFlow("Child", log: log, workerCount: 0)
                     root.attach(starting: child)

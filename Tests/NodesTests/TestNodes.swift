@@ -7,7 +7,7 @@ final class HookLog {
     func clear() { entries.removeAll() }
 }
 
-final class TestWorker: AbstractWorker<AnyCancellable> {
+final class TestWorker: AbstractWorker<CancellationToken> {
     let label: String
     let log: HookLog
     init(_ label: String, log: HookLog) {
@@ -18,7 +18,7 @@ final class TestWorker: AbstractWorker<AnyCancellable> {
     override func willStop() { log.append("\(label) worker stop") }
 }
 
-final class TestContext: AbstractContext<AnyCancellable> {
+final class TestContext: AbstractContext<CancellationToken> {
     let label: String
     let log: HookLog
     init(_ label: String, log: HookLog, workers: [Worker]) {

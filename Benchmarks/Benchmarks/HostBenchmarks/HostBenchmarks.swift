@@ -8,8 +8,8 @@ import Nodes
 // against the same cycle with the agent off (DESIGN.md: at most 1.3×). The absolute times are
 // reported, not checked.
 
-final class BenchContext: AbstractContext<AnyCancellable> {}
-final class BenchWorker: AbstractWorker<AnyCancellable> {}
+final class BenchContext: AbstractContext<CancellationToken> {}
+final class BenchWorker: AbstractWorker<CancellationToken> {}
 final class BenchFlow: AbstractFlow<BenchContext, HeadlessViewController> {
     static func make() -> BenchFlow {
         BenchFlow(context: BenchContext(workers: [BenchWorker()]), viewController: HeadlessViewController(title: "Bench"))
@@ -28,7 +28,9 @@ enum ConnectedHost {
 }
 
 /// A started root flow reporting to `tracker`, and one attach+detach cycle of a child under it
-/// (a node with a context, a worker and a view: 15 events).
+/// (a node with a context, a worker and a view: 15 events). Flows are main-actor objects, as in
+/// the Nodes framework: the benchmarks that use them run on the main actor.
+@MainActor
 struct CycleRig {
     let root: BenchFlow
 
@@ -57,6 +59,7 @@ func threadTime() -> UInt64 {
 }
 
 /// The calling thread's CPU time per cycle over `count` back-to-back cycles, in nanoseconds.
+@MainActor
 func cycleTime(_ rig: CycleRig, count: Int) -> Double {
     let start = threadTime()
     for _ in 0..<count { rig.cycle() }
@@ -98,12 +101,12 @@ let benchmarks: @Sendable () -> Void = {
         ConnectedHost.agent?.waitUntilFlushed(timeoutNanoseconds: 5_000_000_000)
     }
 
-    Benchmark("CycleOff", configuration: .init(scalingFactor: .one)) { benchmark in
+    Benchmark("CycleOff", configuration: .init(scalingFactor: .one)) { @MainActor benchmark async in
         let rig = CycleRig(NodeTracker())
         for _ in benchmark.scaledIterations { rig.cycle() }
     }
 
-    Benchmark("CycleConnected", configuration: .init(scalingFactor: .one)) { benchmark in
+    Benchmark("CycleConnected", configuration: .init(scalingFactor: .one)) { @MainActor benchmark async in
         guard ConnectedHost.agent != nil else { return benchmark.error("the agent did not connect") }
         let rig = CycleRig(.shared)
         benchmark.startMeasurement()
@@ -120,7 +123,7 @@ let benchmarks: @Sendable () -> Void = {
         configuration: .init(
             metrics: [cycleRatio], warmupIterations: 2, scalingFactor: .one, maxDuration: .seconds(20), maxIterations: 15,
             thresholds: [cycleRatio: .init(absolute: [.p90: 0])])
-    ) { benchmark in
+    ) { @MainActor benchmark async in
         guard let agent = ConnectedHost.agent else { return benchmark.error("the agent did not connect") }
         let off = CycleRig(NodeTracker())
         let connected = CycleRig(.shared)

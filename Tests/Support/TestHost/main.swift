@@ -17,8 +17,8 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-final class HostContext: AbstractContext<AnyCancellable> {}
-final class HostWorker: AbstractWorker<AnyCancellable> {}
+final class HostContext: AbstractContext<CancellationToken> {}
+final class HostWorker: AbstractWorker<CancellationToken> {}
 final class HostFlow: AbstractFlow<HostContext, HeadlessViewController> {
     let name: String
     init(_ name: String, workers: Int = 1) {

@@ -41,4 +41,4 @@ public final class AppFlow: AbstractFlow<AppContext, HeadlessViewController> {
 }
 
 /// The root node's context.
-public final class AppContext: AbstractContext<AnyCancellable> {}
+public final class AppContext: AbstractContext<CancellationToken> {}

@@ -10,7 +10,7 @@ public final class NotesFlow: AbstractFlow<NotesContext, HeadlessViewController>
 }
 
 /// The notes' context.
-public final class NotesContext: AbstractContext<AnyCancellable> {
+public final class NotesContext: AbstractContext<CancellationToken> {
     /// Called to save the notes; set while active, and (the bug) never cleared.
     public var onSave: (() -> Void)?
     /// How many times the notes were saved.

@@ -14,7 +14,7 @@ public final class ProfileFlow: AbstractFlow<ProfileContext, HeadlessViewControl
 }
 
 /// The profile's context.
-public final class ProfileContext: AbstractContext<AnyCancellable> {
+public final class ProfileContext: AbstractContext<CancellationToken> {
     /// Whose profile it is.
     public let user: String
 
@@ -37,7 +37,7 @@ public final class ProfileContext: AbstractContext<AnyCancellable> {
 }
 
 /// Loads the avatar while the profile is shown.
-public final class AvatarWorker: AbstractWorker<AnyCancellable> {}
+public final class AvatarWorker: AbstractWorker<CancellationToken> {}
 
 /// A long-lived object: the app's activity center, which keeps its listeners strongly.
 public final class ActivityCenter: @unchecked Sendable {

@@ -9,10 +9,10 @@ public final class SettingsFlow: AbstractFlow<SettingsContext, HeadlessViewContr
 }
 
 /// The settings' context: a dark-mode switch.
-public final class SettingsContext: AbstractContext<AnyCancellable> {
+public final class SettingsContext: AbstractContext<CancellationToken> {
     /// The dark-mode switch.
-    public let darkMode = MutableState(false)
+    public let darkMode = ObservableState(false)
 }
 
 /// Syncs settings while they are shown.
-public final class SyncWorker: AbstractWorker<AnyCancellable> {}
+public final class SyncWorker: AbstractWorker<CancellationToken> {}

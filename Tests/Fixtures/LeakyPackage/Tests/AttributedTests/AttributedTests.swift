@@ -9,7 +9,7 @@ let failsOnLeaks = getenv("LEAKY_FIXTURE_ASSERT").map { String(cString: $0) == "
 /// Five tests that run in parallel: two leak, each in its own way; one runs beside them and
 /// leaks nothing; two are clean. Every node is marked with the test that attached it.
 @Suite(.trackingNodes(failingOnLeaks: failsOnLeaks))
-struct AttributedTests {
+@MainActor struct AttributedTests {
     /// Leaks the profile: the activity center keeps its context (unless LEAKY_FIXTURE_CLEAN=1).
     @Test func leaksTheProfile() async throws {
         let window = HeadlessWindow()

@@ -10,23 +10,28 @@ final class AttributedXCTests: NodesTestCase {
     override var failsOnNodeLeaks: Bool { getenv("LEAKY_FIXTURE_ASSERT").map { String(cString: $0) == "1" } ?? false }
 
     func testLeaksTheProfile() {
-        let window = HeadlessWindow()
-        let app = AppFlow()
-        window.launch(app)
-        app.openProfile(of: "ada")
-        app.closeProfile()
-        window.close()
+        MainActor.assumeIsolated {
+            let window = HeadlessWindow()
+            let app = AppFlow()
+            window.launch(app)
+            app.openProfile(of: "ada")
+            app.closeProfile()
+            window.close()
+        }
     }
 
     func testLeaksTheNotesThroughACycle() {
-        let window = HeadlessWindow()
-        let app = AppFlow()
-        window.launch(app)
-        app.openNotes().context.onSave?()
-        app.closeNotes()
-        window.close()
+        MainActor.assumeIsolated {
+            let window = HeadlessWindow()
+            let app = AppFlow()
+            window.launch(app)
+            app.openNotes().context.onSave?()
+            app.closeNotes()
+            window.close()
+        }
     }
 
+    @MainActor
     func testRunsBesideALeak() async throws {
         let window = HeadlessWindow()
         let app = AppFlow()
@@ -38,19 +43,23 @@ final class AttributedXCTests: NodesTestCase {
     }
 
     func testOpeningAndClosingTheSettings() {
-        let window = HeadlessWindow()
-        let app = AppFlow()
-        window.launch(app)
-        app.openSettings().context.darkMode.value = true
-        XCTAssertEqual(app.subFlows.count, 1)
-        app.closeSettings()
-        window.close()
+        MainActor.assumeIsolated {
+            let window = HeadlessWindow()
+            let app = AppFlow()
+            window.launch(app)
+            app.openSettings().context.darkMode.value = true
+            XCTAssertEqual(app.subFlows.count, 1)
+            app.closeSettings()
+            window.close()
+        }
     }
 
     func testLaunchingShowsTheHomeScreen() {
-        let window = HeadlessWindow()
-        window.launch(AppFlow())
-        XCTAssertEqual(window.flow?.isStarted, true)
-        window.close()
+        MainActor.assumeIsolated {
+            let window = HeadlessWindow()
+            window.launch(AppFlow())
+            XCTAssertEqual(window.flow?.isStarted, true)
+            window.close()
+        }
     }
 }

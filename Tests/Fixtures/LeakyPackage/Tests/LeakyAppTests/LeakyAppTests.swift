@@ -4,7 +4,7 @@ import Testing
 
 /// Several ordinary tests; one of them (`closingTheProfile`) leaks the profile's node unless
 /// LEAKY_FIXTURE_CLEAN=1. Each test builds its own tree and closes it.
-@Suite struct LeakyAppTests {
+@MainActor @Suite struct LeakyAppTests {
     @Test func launchingShowsTheHomeScreen() {
         let window = HeadlessWindow()
         window.launch(AppFlow())

@@ -1,0 +1,4 @@
+// A file written for Combine compiles on Linux with its `import Combine` changed to
+// `import NodesCombine`: this module brings OpenCombine's publishers, subjects and
+// `AnyCancellable`, and what the Nodes framework adds to them.
+@_exported import OpenCombine
