@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "Nodes", targets: ["Nodes"]),
         .library(name: "NodesDebug", targets: ["NodesDebug"]),
         .library(name: "NodesTesting", targets: ["NodesTesting"]),
+        // Optional: OpenCombine with what the Nodes framework adds to Combine, so that a file written
+        // for Combine needs only its import changed. The runtime itself does not use it.
+        .library(name: "NodesCombine", targets: ["NodesCombine"]),
         .library(name: "NodescopeWire", targets: ["NodescopeWire"]),
         .library(name: "NodescopeCollector", targets: ["NodescopeCollector"]),
         .library(name: "NodescopeGraphviz", targets: ["NodescopeGraphviz"]),
@@ -29,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // Message types, framing, encoder and decoder over bytes. Depends on nothing.
@@ -42,6 +46,11 @@ let package = Package(
         .target(name: "Nodes", dependencies: ["NodesDebug"]),
         // Test doubles and release expectations for apps built on the runtime.
         .target(name: "NodesTesting", dependencies: ["Nodes", "NodesDebug", "NodescopeWire"]),
+        // Combine code on Linux: OpenCombine re-exported, its AnyCancellable a Nodes Cancellable,
+        // StateObserver.observe(_:) of a publisher, Publisher.map(Transform), Set.cancelAll.
+        .target(
+            name: "NodesCombine",
+            dependencies: ["Nodes", .product(name: "OpenCombine", package: "OpenCombine")]),
         // Live trees per host, the leak state machine and queries: pure logic, injected time.
         .target(name: "NodescopeCollector", dependencies: ["NodescopeWire"]),
         // The recording format: writer, reader, index (pure, bytes in and out).
@@ -90,6 +99,7 @@ let package = Package(
                 "NodescopeCollector", "NodescopeControl", "NodescopeReports", "NodescopeGraphviz", "NodescopeRecording",
                 "NodescopeReplay",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -156,6 +166,7 @@ let package = Package(
         .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTesting", "SeededRandom"]),
         .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz", "SeededRandom"], exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
+        .testTarget(name: "NodesCombineTests", dependencies: ["NodesCombine", "Nodes"]),
         .testTarget(name: "NodescopeCollectorTests", dependencies: ["NodescopeCollector", "SeededRandom"]),
         .testTarget(
             name: "NodescopeServerTests",

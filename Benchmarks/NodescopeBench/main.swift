@@ -11,6 +11,11 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "memory-probe" {
     exit(0)
 }
 
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "tree-host" {
+    // A host with a 100,000-deep chain or a flat tree, for the tree writers (tools/bench trees).
+    TreeHost.run(Array(CommandLine.arguments.dropFirst(2)))
+}
+
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "registry-bytes" {
     // The host registry's bytes per live node alone. Usage: nodescope-bench registry-bytes [count]
     let count = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 100_000 : 100_000

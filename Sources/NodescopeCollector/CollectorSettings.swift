@@ -23,6 +23,12 @@ public struct CollectorSettings: Sendable, Equatable {
     /// The most UTF-8 bytes that one session's interned strings may hold in total
     /// (``SessionError/Code/tooManyStrings``). Default 256 MiB.
     public var maxStringBytesPerSession: Int
+    /// The most UTF-8 bytes that the interned strings of every session kept (live and ended)
+    /// may hold together. A string that would pass it first drops ended sessions, the earliest
+    /// ended first; when the live sessions alone leave no room, it is a
+    /// ``SessionError/Code/tooManyStrings`` violation of the session that sent it. An ended
+    /// session keeps only the strings its tree and origins name. Default 512 MiB.
+    public var maxStringBytesTotal: Int
     /// The most objects that the nodes of one session may hold in total
     /// (``SessionError/Code/tooManyObjects``). Default 16 000 000.
     public var maxObjectsPerSession: Int
@@ -45,6 +51,7 @@ public struct CollectorSettings: Sendable, Equatable {
         maxNodesPerSession: Int = 2_000_000,
         maxStringsPerSession: Int = 1_000_000,
         maxStringBytesPerSession: Int = 256 << 20,
+        maxStringBytesTotal: Int = 512 << 20,
         maxObjectsPerSession: Int = 16_000_000,
         maxLeakRecordsPerSession: Int = 100_000,
         maxRetainerPathsPerSession: Int = 10_000,
@@ -57,6 +64,7 @@ public struct CollectorSettings: Sendable, Equatable {
         self.maxNodesPerSession = maxNodesPerSession
         self.maxStringsPerSession = maxStringsPerSession
         self.maxStringBytesPerSession = maxStringBytesPerSession
+        self.maxStringBytesTotal = maxStringBytesTotal
         self.maxObjectsPerSession = maxObjectsPerSession
         self.maxLeakRecordsPerSession = maxLeakRecordsPerSession
         self.maxRetainerPathsPerSession = maxRetainerPathsPerSession

@@ -38,4 +38,19 @@ struct StringTable {
     func text(_ id: UInt32) -> String {
         self[id] ?? ""
     }
+
+    /// The table with only the strings whose ids `isUsed` accepts, under the same ids, in
+    /// storage of its own: an ended session keeps only what its tree, leaks and origins name,
+    /// and the memory of the others is given back.
+    func keeping(where isUsed: (UInt32) -> Bool) -> StringTable {
+        var kept = StringTable()
+        // Ascending ids: a run 1, 2, 3 … that survives whole stays dense.
+        for (offset, value) in dense.enumerated() where isUsed(UInt32(offset + 1)) {
+            kept.define(UInt32(offset + 1), value)
+        }
+        for id in sparse.keys.sorted() where isUsed(id) {
+            if let value = sparse[id] { kept.define(id, value) }
+        }
+        return kept
+    }
 }

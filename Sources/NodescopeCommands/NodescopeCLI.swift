@@ -14,7 +14,7 @@ public struct NodescopeCLI: AsyncParsableCommand {
         subcommands: [
             DaemonCommand.self, PsCommand.self, TreeCommand.self, AttachCommand.self, ExportCommand.self,
             LeaksCommand.self, WhyCommand.self, UICommand.self, CheckCommand.self, DemoCommand.self,
-            RecordCommand.self, TimelineCommand.self, DiffCommand.self,
+            RecordCommand.self, TimelineCommand.self, DiffCommand.self, CheckGuardCommand.self,
         ]
     )
 

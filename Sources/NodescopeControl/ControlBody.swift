@@ -86,8 +86,9 @@ public enum ControlBody {
         return (try? Array(encoder.encode(value))) ?? Array(#"{"error":"the collector could not encode its answer"}"#.utf8)
     }
 
-    /// Decodes a body.
+    /// Decodes a body. A tree is read by ``TreeJSONReader``.
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try JSONDecoder().decode(type, from: Data(bytes))
+        if type == TreeView.self, let view = try TreeJSONReader.decode(bytes) as? T { return view }
+        return try JSONDecoder().decode(type, from: Data(bytes))
     }
 }

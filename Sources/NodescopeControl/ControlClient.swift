@@ -199,6 +199,32 @@ public struct ControlClient: ~Copyable {
         }
     }
 
+    /// ``requestBody(_:argument:depth:rootPath:answerWithinSeconds:)`` for a large answer: each
+    /// part of a successful body goes to `part` as it arrives (the parts joined are the body), so
+    /// the body is never held whole. A refusal throws ``Refusal`` and hands over no part.
+    public mutating func requestBody(
+        _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "",
+        eachPart part: ([UInt8]) throws -> Void
+    ) async throws {
+        let id = try await sendRequest(command, argument: argument, depth: depth, rootPath: rootPath)
+        var refusal: (status: ResponseStatus, body: [UInt8])?
+        while true {
+            let message = try await nextAnswer()
+            guard case .response(let response) = message, response.requestID == id else { continue }
+            if response.status == .ok, refusal == nil {
+                try part(response.body)
+            } else {
+                refusal = (response.status, (refusal?.body ?? []) + response.body)
+            }
+            guard response.isLast else { continue }
+            guard let refusal else { return }
+            let failure =
+                (try? ControlBody.decode(ControlBody.Failure.self, from: refusal.body))
+                ?? ControlBody.Failure(error: "the collector answered \(refusal.status)")
+            throw Refusal(status: refusal.status, failure: failure)
+        }
+    }
+
     /// Subscribes to a process's tree: returns the tree now, then calls `onChange` for each
     /// change until the process ends (or the connection does).
     public mutating func subscribe(

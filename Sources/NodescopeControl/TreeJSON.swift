@@ -16,15 +16,46 @@ public struct TreeJSON {
     public static func encode(_ view: TreeView) -> [UInt8] {
         var writer = TreeJSON()
         writer.bytes.reserveCapacity(256 + view.nodes.count * 480)
-        writer.write(view)
+        writer.write(view, emit: nil)
         return writer.bytes
     }
 
-    private mutating func write(_ view: TreeView) {
-        raw("{\"nodes\":[")
+    /// The JSON of ``encode(_:)``, handed to `emit` in parts of about `chunkSize` bytes as it
+    /// is written (the parts joined are the document): a tree of any size costs one part of
+    /// memory beyond the view itself.
+    public static func write(_ view: TreeView, chunkSize: Int = 1 << 16, to emit: ([UInt8]) -> Void) {
+        var writer = TreeJSON()
+        writer.bytes.reserveCapacity(chunkSize + 4_096)
+        withoutActuallyEscaping(emit) { emit in writer.write(view, emit: (chunkSize, emit)) }
+        if !writer.bytes.isEmpty { emit(writer.bytes) }
+    }
+
+    private mutating func write(_ view: TreeView, emit: (chunkSize: Int, body: ([UInt8]) -> Void)?) {
+        raw("{")
+        if let counts = view.counts {
+            // The keys in JSONEncoder's sorted order.
+            let fields: [(String, Int)] = [
+                ("attached", counts.attached), ("awaitingRelease", counts.awaitingRelease),
+                ("exitFlushCut", counts.exitFlushCut), ("leaked", counts.leaked), ("releasedLate", counts.releasedLate),
+                ("retainedByGlobal", counts.retainedByGlobal), ("unverified", counts.unverified),
+            ]
+            raw("\"counts\":{")
+            for (index, (key, value)) in fields.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                string(key)
+                bytes.append(UInt8(ascii: ":"))
+                signed(value)
+            }
+            raw("},")
+        }
+        raw("\"nodes\":[")
         for (index, node) in view.nodes.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             write(node)
+            if let emit, bytes.count >= emit.chunkSize {
+                emit.body(bytes)
+                bytes.removeAll(keepingCapacity: true)
+            }
         }
         raw("],\"pid\":")
         number(UInt64(view.pid))

@@ -61,6 +61,11 @@ public final class DiagramRenderer: Sendable {
         }
     }
 
+    /// The most boxes an SVG draws. Graphviz takes about 10 s and 500 MB for 100,000 boxes, and
+    /// such a picture is no longer read whole; a larger one is refused (``RenderError/Code/tooLarge``)
+    /// before any layout. DOT has no bound.
+    public static let maxSVGNodes = 100_000
+
     /// The smallest text size at 100% zoom that a drawing may have, in points.
     public static let smallestReadableText = 8.0
 
@@ -80,6 +85,12 @@ public final class DiagramRenderer: Sendable {
     public func draw(_ diagram: Diagram, format: DiagramFormat, options: DiagramOptions = .init()) throws(RenderError) -> Drawing {
         let pruned = try DiagramPruner(options: options).prune(diagram)
         let prepared = pruned.diagram
+        if format == .svg, prepared.nodes.count > Self.maxSVGNodes {
+            throw RenderError(
+                .tooLarge,
+                "the SVG would draw \(prepared.nodes.count) boxes, too large to draw (more than \(Self.maxSVGNodes)); draw a part "
+                    + "with --root PATH or --depth N, fold long runs of siblings with --max-siblings N, or write DOT, which has no bound")
+        }
         let boxes = TidyLayout.Boxes(prepared)
         let choice = try LayoutChoice.choose(for: prepared, options: options, boxes: boxes)
         let positions =

@@ -15,6 +15,8 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownRoot
         /// The options contradict each other, such as the compact layout grown left to right.
         case invalidOptions
+        /// The SVG would draw more boxes than ``DiagramRenderer/maxSVGNodes``.
+        case tooLarge
     }
 
     /// What went wrong.

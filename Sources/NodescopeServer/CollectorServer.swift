@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NodescopeCollector
+import NodescopeControl
 import ServiceLifecycle
 import Synchronization
 
@@ -71,7 +72,7 @@ public final class CollectorServer: Service, Sendable {
             throw ServerError(.bindFailed, "cannot listen on \(socketPath)", underlying: error)
         }
         SocketPlacement.restrict(socketPath)
-        logger.info("collector listening", metadata: ["socket": "\(socketPath)"])
+        logger.info("collector listening", metadata: ["socket": "\(VisibleText.escaped(socketPath))"])
     }
 
     /// Stops listening, closes every connection and removes the socket file.
@@ -100,8 +101,10 @@ public final class CollectorServer: Service, Sendable {
     }
 
     /// The socket address of `path`, for paths of up to 107 bytes (NIO's own path form stops
-    /// at 103). Throws ``ServerError`` (`pathTooLong`) for a longer path.
+    /// at 103). Throws ``ServerError`` (`pathTooLong`) for a longer path, and (`invalidPath`) for
+    /// an empty one or one with a NUL byte, which would name an abstract socket.
     public static func socketAddress(_ path: String) throws -> SocketAddress {
+        try SocketPlacement.checkNamesAFile(path)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -118,6 +121,13 @@ public final class CollectorServer: Service, Sendable {
     /// Whether a collector accepts connections on `path` right now.
     public static func isAnswering(at path: String) -> Bool {
         SocketPlacement.isAnswering(path)
+    }
+
+    /// The recordings of ``recordDirectory`` that could not be written (each with its path and
+    /// the reason), once they have failed; after ``stop()``, every one that did.
+    public func failedRecordings() async -> [ControlBody.RecordingOutcome] {
+        guard let hub = state.withLock({ $0.hub }) else { return [] }
+        return (try? await loop.submit { hub.value.failedRecordings }.get()) ?? []
     }
 
     /// Runs `body` on the collector's loop with the collector, and returns its result.

@@ -10,6 +10,9 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         case bindFailed
         /// The socket path is too long for a Unix socket.
         case pathTooLong
+        /// The socket path is empty or holds a NUL byte (which would name an abstract socket,
+        /// one that any user may reach).
+        case invalidPath
     }
 
     /// What kind of failure it was.

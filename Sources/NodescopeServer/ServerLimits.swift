@@ -1,8 +1,12 @@
 /// The bounds that keep one daemon's memory and descriptors in check whatever its peers do.
 public struct ServerLimits: Sendable, Equatable {
-    /// The most connections (hosts and clients) served at once; a hello beyond it is refused
-    /// with code 4 (busy). Default 1 024.
+    /// The most hosts served at once; a host's hello beyond it is refused with code 4 (busy).
+    /// Clients are counted apart (``maxClientConnections``), so that no number of clients (the
+    /// CLI, `attach`, web views) ever takes a host's place. Default 1 024.
     public var maxConnections: Int
+    /// The most clients served at once, counted apart from hosts; a client's hello beyond it is
+    /// refused with code 4 (busy). Default 256.
+    public var maxClientConnections: Int
     /// How many answer bytes may wait for one client to read them. A client that sends a
     /// request while more than this is waiting is disconnected. Default 64 MiB.
     public var maxPendingClientBytes: Int
@@ -26,8 +30,10 @@ public struct ServerLimits: Sendable, Equatable {
     public init(
         maxConnections: Int = 1_024, maxPendingClientBytes: Int = 64 << 20, maxPendingSubscriberBytes: Int = 8 << 20,
         helloDeadlineNanos: Int64 = 5_000_000_000, frameDeadlineNanos: Int64 = 10_000_000_000,
-        explainDeadlineNanos: Int64 = 30_000_000_000, maxQueuedRecordingFrames: Int = 262_144
+        explainDeadlineNanos: Int64 = 30_000_000_000, maxQueuedRecordingFrames: Int = 262_144,
+        maxClientConnections: Int = 256
     ) {
+        self.maxClientConnections = maxClientConnections
         self.explainDeadlineNanos = explainDeadlineNanos
         self.maxQueuedRecordingFrames = maxQueuedRecordingFrames
         self.maxConnections = maxConnections

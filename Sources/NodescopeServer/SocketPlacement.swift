@@ -1,5 +1,6 @@
 import Glibc
 import NodesDebug
+import NodescopeCollector
 
 /// Prepares the place of the collector's socket: a private directory (ours, closed to others)
 /// reached only through directories and links that nobody else can change (``SocketTrust``), no
@@ -13,6 +14,7 @@ enum SocketPlacement {
     /// Checks the way to `path`, creates its missing directories safely, and checks that nobody
     /// serves on `path`.
     static func prepare(_ path: String) throws(ServerError) {
+        try checkNamesAFile(path)
         guard path.utf8.count < 108 else {
             throw ServerError(.pathTooLong, "the socket path \(path) is longer than 107 bytes; choose a shorter --socket")
         }
@@ -43,6 +45,19 @@ enum SocketPlacement {
                 "a collector is already running on \(path); use it (nodescope ps) or stop it first")
         }
         unlink(path)  // stale: left by a collector that did not clean up
+    }
+
+    /// Refuses a path that names no file: an empty one, or one with a NUL byte. Bound as is,
+    /// either would give an abstract socket (Linux autobinds an empty address; a leading NUL
+    /// names the abstract namespace), which no file permission guards.
+    static func checkNamesAFile(_ path: String) throws(ServerError) {
+        guard !path.isEmpty else {
+            throw ServerError(.invalidPath, "the socket path is empty; name a file, e.g. --socket ~/.nodescope/collector.sock")
+        }
+        guard !path.utf8.contains(0) else {
+            throw ServerError(
+                .invalidPath, "the socket path \(VisibleText.escaped(path)) holds a NUL byte; name a file without one")
+        }
     }
 
     /// Restricts the bound socket to its owner.

@@ -3,6 +3,7 @@
 /// site the browser visits, and every DNS-rebinding trick are kept out.
 ///
 /// - Only `GET` and `HEAD`: no endpoint changes anything, in the collector or in a host.
+/// - Exactly one `Host` header: with two, which one counts would depend on who reads them.
 /// - The `Host` must be the loopback address and port the server listens on (`127.0.0.1:PORT`,
 ///   `localhost:PORT`, `[::1]:PORT`): a page of another site whose name was rebound to
 ///   127.0.0.1 sends its own name, and is refused.
@@ -54,11 +55,16 @@ public struct WebGate: Sendable {
     ///   - authority: the `Host` header.
     ///   - origin: the `Origin` header, if any.
     ///   - cookie: the value of ``cookieName``, if sent.
+    ///   - hostHeaders: how many `Host` headers the request has.
     public func decide(
-        method: String, path: String, queryToken: String?, authority: String?, origin: String?, cookie: String?
+        method: String, path: String, queryToken: String?, authority: String?, origin: String?, cookie: String?,
+        hostHeaders: Int = 1
     ) -> Decision {
         guard method == "GET" || method == "HEAD" else {
             return .refuse(status: 405, reason: "only GET and HEAD: the web view changes nothing")
+        }
+        guard hostHeaders <= 1 else {
+            return .refuse(status: 400, reason: "the request has \(hostHeaders) Host headers; it must have one")
         }
         guard let authority, allowedAuthorities.contains(authority.lowercased()) else {
             return .refuse(
@@ -69,7 +75,10 @@ public struct WebGate: Sendable {
             return .refuse(status: 403, reason: "requests from the page of another origin ('\(origin)') are refused")
         }
         if path == "/", let queryToken {
-            return Self.equal(queryToken, token)
+            // A link made by appending `?process=PID` to the printed address reads
+            // `?token=T?process=PID`: the token ends at the second `?`.
+            let given = queryToken.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return Self.equal(String(given), token)
                 ? .admitAndRedirect : .refuse(status: 403, reason: "the token in the address is not this server's")
         }
         guard let cookie, Self.equal(cookie, token) else {
@@ -82,7 +91,8 @@ public struct WebGate: Sendable {
     /// Where the browser goes once its token is traded for the cookie: `/`, with the address's
     /// other parameters (a link to a process or an instant, `?token=…&at=12.5`), the token left out.
     public static func landing(query: String?) -> String {
-        let kept = (query ?? "").split(separator: "&").filter { item in
+        // `?` separates too: `?token=T?process=PID` is the printed address with `?process=PID` appended.
+        let kept = (query ?? "").split(whereSeparator: { $0 == "&" || $0 == "?" }).filter { item in
             let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             return !name.isEmpty && name != "token"
         }

@@ -7,7 +7,7 @@ import NodescopeReplay
 
 extension WebViewServer {
     /// The endpoints of a recording (`nodescope ui --from`), each at the request's `at`.
-    static func addRecordingRoutes(to router: Router<BasicRequestContext>, _ recording: RecordingSource) {
+    static func addRecordingRoutes(to router: Router<WebRequestContext>, _ recording: RecordingSource) {
         router.get("/api/info") { _, _ in
             json(ControlBody.encode(["recording": recording.info]))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NodescopeCollector
@@ -13,7 +14,7 @@ import Synchronization
 /// collector answers on its Unix socket (the daemon's, or an embedded one), as a control client
 /// like the CLI's. The collector stays as it is: this module is an edge.
 ///
-/// Endpoints (all `GET`, all behind ``WebGate``):
+/// Endpoints (all `GET`, and `HEAD` as `GET` without the body; all behind ``WebGate``):
 /// - `/` the page, `/app.js`, `/app.css` (compiled into the binary);
 /// - `/api/processes`: the processes, as `nodescope ps --json`;
 /// - `/api/tree?process=P`, `/api/leaks?process=P`: as `tree --json`, `leaks --format json`;
@@ -27,6 +28,9 @@ import Synchronization
 /// parameter is not needed), `/api/info` describes the recording, `/api/instant?at=T` answers
 /// the tree, leaks and process at T in one body (the page's time slider), and there is no
 /// `/api/events`.
+///
+/// What a browser or another local user can make it hold is bounded by ``WebLimits``:
+/// connections, event streams, questions to the collector at once, and a deadline for each request.
 public struct WebViewServer: Sendable {
     /// The collector's socket (empty when serving a recording).
     public let socketPath: String
@@ -36,23 +40,32 @@ public struct WebViewServer: Sendable {
     public let requestedPort: Int
     /// The secret of the printed URL.
     public let token: String
+    /// The bounds on connections, event streams and request time.
+    public let limits: WebLimits
     private let logger: Logger
 
     /// A server for the collector on `socketPath`.
-    public init(socketPath: String, port: Int = 0, token: String = WebGate.newToken(), logger: Logger) {
+    public init(
+        socketPath: String, port: Int = 0, token: String = WebGate.newToken(), limits: WebLimits = .init(), logger: Logger
+    ) {
         self.socketPath = socketPath
         self.recording = nil
         self.requestedPort = port
         self.token = token
+        self.limits = limits
         self.logger = logger
     }
 
     /// A server for a recording, with a time slider over its instants.
-    public init(recording: RecordingSource, port: Int = 0, token: String = WebGate.newToken(), logger: Logger) {
+    public init(
+        recording: RecordingSource, port: Int = 0, token: String = WebGate.newToken(), limits: WebLimits = .init(),
+        logger: Logger
+    ) {
         self.socketPath = ""
         self.recording = recording
         self.requestedPort = port
         self.token = token
+        self.limits = limits
         self.logger = logger
     }
 
@@ -68,12 +81,19 @@ public struct WebViewServer: Sendable {
     /// `onReady` gets the URL once the port is bound.
     public func service(onReady: @escaping @Sendable (String) -> Void) -> some ApplicationProtocol {
         let port = PortBox()
-        let router = Router()
+        // HEAD answers as GET does, without the body (and without starting an event stream).
+        let router = Router(context: WebRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: GateMiddleware(token: token, port: port, logger: logger))
-        addRoutes(to: router)
+        addRoutes(to: router, pools: Pools(limits))
+        let deadline = limits.requestDeadline
         return Application(
             router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: requestedPort), serverName: "nodescope"),
+            server: .http1(
+                configuration: HTTP1Channel.Configuration(
+                    additionalChannelHandlers: [RequestDeadlineHandler(deadline: deadline)], idleTimeout: deadline)),
+            configuration: .init(
+                address: .hostname("127.0.0.1", port: requestedPort), serverName: "nodescope", backlog: limits.backlog,
+                availableConnectionsDelegate: ConnectionCap(limit: limits.maxConnections)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 port.value.withLock { $0 = bound }
@@ -84,7 +104,18 @@ public struct WebViewServer: Sendable {
 
     // MARK: Routes
 
-    private func addRoutes(to router: Router<BasicRequestContext>) {
+    /// The places for event streams and for questions to the collector, shared by all connections.
+    struct Pools: Sendable {
+        let events: SlotPool
+        let requests: SlotPool
+
+        init(_ limits: WebLimits) {
+            events = SlotPool(capacity: limits.maxEventStreams)
+            requests = SlotPool(capacity: limits.maxCollectorRequests)
+        }
+    }
+
+    private func addRoutes(to router: Router<WebRequestContext>, pools: Pools) {
         router.get("/") { _, _ in Self.file(PackageResources.index_html, type: "text/html; charset=utf-8") }
         router.get("/app.js") { _, _ in Self.file(PackageResources.app_js, type: "text/javascript; charset=utf-8") }
         router.get("/app.css") { _, _ in Self.file(PackageResources.app_css, type: "text/css; charset=utf-8") }
@@ -103,13 +134,13 @@ public struct WebViewServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: ControlBody.encode(info))))
         }
         router.get("/api/processes") { _, _ in
-            try await Self.answer(socketPath) { client in
+            try await Self.answer(socketPath, pools) { client in
                 try await client.requestBody(.listProcesses)
             }
         }
         router.get("/api/tree") { request, _ in
             let process = try Self.process(of: request)
-            var response = try await Self.answer(socketPath) { client in
+            var response = try await Self.answer(socketPath, pools) { client in
                 try await client.requestBody(.tree, argument: process)
             }
             if request.uri.queryParameters["download"] == "1" {
@@ -119,20 +150,30 @@ public struct WebViewServer: Sendable {
         }
         router.get("/api/leaks") { request, _ in
             let process = try Self.process(of: request)
-            return try await Self.answer(socketPath) { client in
+            return try await Self.answer(socketPath, pools) { client in
                 try await client.requestBody(.leaks, argument: process)
             }
         }
         router.get("/api/diagram") { request, _ in
-            try await Self.diagram(request, socketPath: socketPath)
+            try await Self.diagram(request, socketPath: socketPath, pools: pools)
         }
-        router.get("/api/events") { request, _ in
+        router.get("/api/events") { request, context in
             let process = try Self.process(of: request)
+            guard let slot = pools.events.take() else {
+                var refusal = Self.failure(
+                    503,
+                    "too many live views at once (the limit is \(pools.events.capacity) event streams); close another tab, "
+                        + "or try again later")
+                refusal.headers[.retryAfter] = "10"
+                return refusal
+            }
             return Response(
                 status: .ok,
                 headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
                 body: ResponseBody { writer in
-                    try await Self.stream(process, socketPath: socketPath, to: &writer)
+                    // The place is given back when the stream ends (or when a HEAD drops it unsent).
+                    defer { withExtendedLifetime(slot) {} }
+                    try await Self.stream(process, socketPath: socketPath, until: context.channel.closeFuture, to: &writer)
                 })
         }
     }
@@ -147,9 +188,13 @@ public struct WebViewServer: Sendable {
     /// The subscription's tree and changes as server-sent events; a `gone` event when the
     /// collector goes away or the process cannot be found (the page then retries). The bodies
     /// go out as the collector wrote them: a 100,000-node tree is never decoded here.
-    private static func stream(_ process: String, socketPath: String, to writer: inout any ResponseBodyWriter) async throws {
+    private static func stream(
+        _ process: String, socketPath: String, until closed: EventLoopFuture<Void>, to writer: inout any ResponseBodyWriter
+    ) async throws {
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
         let (events, feed) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingOldest(maxQueuedEvents))
+        // A page that goes away ends its stream (and its subscription, and its place) at once.
+        closed.whenComplete { _ in feed.finish() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { feed.finish() }
@@ -195,9 +240,9 @@ public struct WebViewServer: Sendable {
         return buffer
     }
 
-    private static func diagram(_ request: Request, socketPath: String) async throws -> Response {
+    private static func diagram(_ request: Request, socketPath: String, pools: Pools) async throws -> Response {
         let process = try Self.process(of: request)
-        let (view, leaks) = try await Self.ask(socketPath) { client in
+        let (view, leaks) = try await Self.ask(socketPath, pools) { client in
             (
                 try await client.request(.tree, argument: process, as: TreeView.self),
                 try await client.request(.leaks, argument: process, as: [LeakRecord].self)
@@ -206,8 +251,16 @@ public struct WebViewServer: Sendable {
         return diagram(request, view: view, leaks: leaks)
     }
 
+    /// Diagrams drawn at once by this process's web views: drawing a big tree takes seconds
+    /// and hundreds of MB (``WebLimits/maxRenders``), so one more waits its turn as a 503.
+    static let renders = SlotPool(capacity: WebLimits.maxRenders)
+
     /// The diagram of `view` that a request asks for (`root`, `format`, `download`).
     static func diagram(_ request: Request, view: TreeView, leaks: [LeakRecord]) -> Response {
+        guard let slot = renders.take() else {
+            return failure(503, "already drawing \(renders.capacity) diagrams; try again in a moment")
+        }
+        defer { withExtendedLifetime(slot) {} }
         let query = request.uri.queryParameters
         let root = query["root"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         let isDOT = query["format"] == "dot"
@@ -250,8 +303,17 @@ public struct WebViewServer: Sendable {
         return String(process)
     }
 
-    /// Asks the collector through a new control connection.
-    private static func ask<T: Sendable>(_ socketPath: String, _ body: (inout ControlClient) async throws -> T) async throws -> T {
+    /// Asks the collector through a new control connection, when one of the
+    /// ``WebLimits/maxCollectorRequests`` places is free (503 otherwise).
+    private static func ask<T: Sendable>(
+        _ socketPath: String, _ pools: Pools, _ body: (inout ControlClient) async throws -> T
+    ) async throws -> T {
+        guard let slot = pools.requests.take() else {
+            throw HTTPError(
+                .serviceUnavailable,
+                message: "too many questions to the collector at once (the limit is \(pools.requests.capacity)); try again")
+        }
+        defer { withExtendedLifetime(slot) {} }
         do {
             return try await ControlClient.connect(to: socketPath, body)
         } catch let refusal as ControlClient.Refusal {
@@ -267,8 +329,10 @@ public struct WebViewServer: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    private static func answer(_ socketPath: String, _ body: (inout ControlClient) async throws -> [UInt8]) async throws -> Response {
-        let bytes = try await ask(socketPath, body)
+    private static func answer(
+        _ socketPath: String, _ pools: Pools, _ body: (inout ControlClient) async throws -> [UInt8]
+    ) async throws -> Response {
+        let bytes = try await ask(socketPath, pools, body)
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
@@ -285,6 +349,18 @@ public struct WebViewServer: Sendable {
     }
 }
 
+/// The context of each request: Hummingbird's, and the connection it came on.
+struct WebRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The connection, so that an event stream ends as soon as its page closes it.
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
 /// The bound port, known once the server runs.
 final class PortBox: Sendable {
     let value = Mutex(0)
@@ -292,8 +368,10 @@ final class PortBox: Sendable {
 
 /// ``WebGate`` in front of every route, and the headers that keep the page to itself.
 struct GateMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = WebRequestContext
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    /// A `Host` header beyond the first (the first one is the request's authority).
+    static let host = HTTPField.Name("Host")!
     let token: String
     let port: PortBox
     let logger: Logger
@@ -303,7 +381,8 @@ struct GateMiddleware: RouterMiddleware {
         let decision = gate.decide(
             method: request.method.rawValue, path: request.uri.path,
             queryToken: request.uri.queryParameters["token"].map(String.init), authority: request.head.authority,
-            origin: request.headers[.origin], cookie: request.cookies[gate.cookieName]?.value)
+            origin: request.headers[.origin], cookie: request.cookies[gate.cookieName]?.value,
+            hostHeaders: (request.head.authority == nil ? 0 : 1) + request.headers[values: Self.host].count)
         var response: Response
         switch decision {
         case .allow:
@@ -317,7 +396,8 @@ struct GateMiddleware: RouterMiddleware {
             response.setCookie(
                 Cookie(name: gate.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict))
         case .refuse(let status, let reason):
-            logger.notice("web view refused \(request.method) \(request.uri.path): \(reason)")
+            logger.notice(
+                "web view refused \(request.method) \(VisibleText.escaped(request.uri.path)): \(VisibleText.escaped(reason))")
             response = WebViewServer.failure(status, reason)
         }
         response.headers[.contentSecurityPolicy] =

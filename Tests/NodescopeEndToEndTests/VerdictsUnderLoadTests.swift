@@ -113,7 +113,7 @@ struct VerdictsUnderLoadTests {
     }
 
     @Test func beyondTheConnectionLimitAHelloIsRefusedAsBusy() throws {
-        let fixture = try DaemonFixture(arguments: ["--max-connections", "4"])
+        let fixture = try DaemonFixture(arguments: ["--max-clients", "4"])
         defer { fixture.stop() }
         var open: [RawSocket] = []
         defer { open.forEach { $0.close() } }
@@ -134,7 +134,7 @@ struct VerdictsUnderLoadTests {
             return
         }
         #expect(refusal.code == .busyOrOther)
-        #expect(refusal.reason.contains("limit of 4 connections"))
+        #expect(refusal.reason.contains("limit of 4 client connections"))
         // Once one goes, there is room again.
         open.removeFirst().close()
         Thread.sleep(forTimeInterval: 0.3)

@@ -36,14 +36,16 @@ struct SubscriptionTableTests {
     }
 
     @Test func aClosedConnectionIsForgottenAndItsIdNeverReused() {
-        var table = SubscriptionTable(limits: ServerLimits(maxConnections: 1))
+        var table = SubscriptionTable(limits: ServerLimits(maxClientConnections: 1))
         let a = table.open()
+        let admittedA = table.admit(a, asHost: false)
         _ = table.subscribe(a, to: first, subscriptionID: 1)
         table.wrote(100, to: a)
         let b = table.open()
-        #expect(table.isOverConnectionLimit)
+        let admittedOverLimit = table.admit(b, asHost: false)
         table.close(a)
-        #expect(!table.isOverConnectionLimit)
+        let admittedAfterClose = table.admit(b, asHost: false)
+        #expect([admittedA, admittedOverLimit, admittedAfterClose] == [true, false, true])
         #expect(table.subscribers(of: first).isEmpty)
         #expect(table.pendingBytes(of: a) == 0)
         // A write that completes after the close changes nothing.
@@ -51,6 +53,32 @@ struct SubscriptionTableTests {
         #expect(table.pendingBytes(of: a) == 0)
         let next = table.open()
         #expect(next > b)
+    }
+
+    @Test func hostsAndClientsAreCountedApartSoClientsNeverTakeAHostsPlace() {
+        var table = SubscriptionTable(limits: ServerLimits(maxConnections: 2, maxClientConnections: 3))
+        var clients: [ConnectionID] = []
+        var clientAdmissions: [Bool] = []
+        for _ in 0..<4 {
+            let client = table.open()
+            clients.append(client)
+            clientAdmissions.append(table.admit(client, asHost: false))
+        }
+        #expect(clientAdmissions == [true, true, true, false])
+        var hosts: [ConnectionID] = []
+        var hostAdmissions: [Bool] = []
+        for _ in 0..<3 {
+            let host = table.open()
+            hosts.append(host)
+            hostAdmissions.append(table.admit(host, asHost: true))
+        }
+        #expect(hostAdmissions == [true, true, false], "clients at their limit take no host's place")
+        #expect(table.admittedCounts == (hosts: 2, clients: 3))
+        table.close(hosts[0])
+        let hostAfterClose = table.admit(hosts[2], asHost: true)
+        let clientAfterHostLeft = table.admit(clients[3], asHost: false)
+        #expect(hostAfterClose)
+        #expect(!clientAfterHostLeft, "a host that leaves makes no room for clients")
     }
 
     @Test func aClientWithTooManyAnswersUnreadIsNotAnsweredAgain() {

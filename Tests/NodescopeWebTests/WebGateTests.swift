@@ -29,6 +29,19 @@ import Testing
         }
     }
 
+    @Test func twoHostHeadersAreRefusedWhicheverComesFirst() {
+        for authority in ["127.0.0.1:8765", "evil.example:8765"] {
+            let decision = gate.decide(
+                method: "GET", path: "/api/processes", queryToken: nil, authority: authority, origin: nil,
+                cookie: gate.token, hostHeaders: 2)
+            #expect(decision == .refuse(status: 400, reason: "the request has 2 Host headers; it must have one"))
+        }
+        #expect(
+            gate.decide(
+                method: "HEAD", path: "/", queryToken: nil, authority: "127.0.0.1:8765", origin: nil, cookie: gate.token,
+                hostHeaders: 1) == .allow)
+    }
+
     @Test func everythingElseIsRefusedWithItsReason() {
         let cases: [(WebGate.Decision, Int, String)] = [
             (decide(cookie: nil), 401, "open the address"),
@@ -67,5 +80,20 @@ import Testing
         #expect(WebGate.landing(query: "token=abc&at=12.5") == "/?at=12.5")
         #expect(WebGate.landing(query: "at=event%3A40&token=abc&process=app") == "/?at=event%3A40&process=app")
         #expect(WebGate.landing(query: "&&token&=x&at=end") == "/?at=end")
+        // The printed address with `?process=PID` appended: the token ends at the second `?`.
+        #expect(WebGate.landing(query: "token=abc?process=4242") == "/?process=4242")
+    }
+
+    @Test func aProcessAppendedToThePrintedAddressIsLetIn() {
+        let gate = WebGate(token: "0123456789abcdef0123456789abcdef", port: 8765)
+        func decide(_ token: String) -> WebGate.Decision {
+            gate.decide(method: "GET", path: "/", queryToken: token, authority: "127.0.0.1:8765", origin: nil, cookie: nil)
+        }
+        // `/?token=T?process=4242`: the token parameter reads `T?process=4242`.
+        #expect(decide(gate.token + "?process=4242") == .admitAndRedirect)
+        guard case .refuse(403, _) = decide("0123?process=4242") else {
+            Issue.record("a wrong token followed by a parameter was let in")
+            return
+        }
     }
 }

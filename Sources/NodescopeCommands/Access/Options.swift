@@ -16,11 +16,25 @@ public struct ConnectionOptions: ParsableArguments {
     /// Creates options with defaults.
     public init() {}
 
-    /// The socket path in force.
+    /// The socket path in force, made absolute: a relative `--socket` (or `NODESCOPE_SOCKET`)
+    /// is taken from the working directory.
     public var socketPath: String {
-        socket
+        let path =
+            socket
             ?? CollectorSocketPath.resolve(
                 environment: { ProcessInfo.processInfo.environment[$0] }, uid: UInt32(getuid()))
+        guard !path.isEmpty, !path.hasPrefix("/") else { return path }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// Refuses a `--socket` that names no file: empty, or with a NUL byte (either would be an
+    /// abstract socket, which any user may reach).
+    public func validate() throws {
+        guard let socket else { return }
+        guard !socket.isEmpty else {
+            throw ValidationError("--socket is empty; name the socket file, e.g. --socket ~/.nodescope/collector.sock")
+        }
+        guard !socket.utf8.contains(0) else { throw ValidationError("--socket holds a NUL byte; name a file without one") }
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import NodescopeCollector
 import NodescopeRecording
 import NodescopeReplay
@@ -37,12 +38,15 @@ struct ReplayOptions: ParsableArguments {
 
 /// A recording opened for a reading command, replayed to an instant.
 enum RecordingInput {
-    /// Whether the file at `path` starts as a recording does.
-    static func isRecording(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let start = (try? handle.read(upToCount: RecordingFormat.magic.count)) ?? Data()
-        return Array(start) == RecordingFormat.magic
+    /// Whether the file at `path` starts as a recording does. Throws when it is no regular file
+    /// (a device, a FIFO, a directory) or is larger than any input may be (``InputFile``).
+    static func isRecording(_ path: String) throws(CLIError) -> Bool {
+        let bound = max(InputFile.Bound.recording, InputFile.Bound.treeJSON)
+        let (descriptor, _) = try InputFile.open(path, bound: bound, what: "a recording or a tree in JSON")
+        defer { close(descriptor) }
+        var start = [UInt8](repeating: 0, count: RecordingFormat.magic.count)
+        let count = start.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        return count == start.count && start == RecordingFormat.magic
     }
 
     /// Opens the recording at `path` (a clear error, exit 1, when it is none or is damaged
@@ -56,7 +60,7 @@ enum RecordingInput {
     /// Opens the recording at `path`: a clear error, exit 1, when it is none or is damaged
     /// beyond its header.
     static func open(_ path: String) throws -> RecordingReader {
-        let bytes = try InputFile.read(path)
+        let bytes = try InputFile.read(path, bound: InputFile.Bound.recording, what: "a recording")
         do {
             return try RecordingReader(bytes: bytes)
         } catch {

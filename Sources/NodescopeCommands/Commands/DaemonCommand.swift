@@ -28,8 +28,21 @@ struct DaemonCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     @Option(
-        parsing: .unconditional, help: "How many connections (hosts and clients) are served at once; a hello beyond it is refused as busy.")
+        parsing: .unconditional,
+        help: "How many hosts are served at once; a host's hello beyond it is refused as busy. Clients are counted apart.")
     var maxConnections: Int = ServerLimits().maxConnections
+
+    @Option(
+        parsing: .unconditional,
+        help: "How many clients (commands, attach, web views) are served at once, apart from hosts; one beyond it is refused as busy.")
+    var maxClients: Int = ServerLimits().maxClientConnections
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How many bytes of strings all processes' trees may hold together (e.g. 512M, 1G); past it, ended processes are dropped first, then the host that would pass it is disconnected.",
+            valueName: "size"))
+    var maxStringMemory: ByteCountArgument = ByteCountArgument(bytes: CollectorSettings().maxStringBytesTotal)
 
     @Flag(help: "Also serve the web view on 127.0.0.1 (its address is printed; see `nodescope ui`).")
     var ui = false
@@ -47,6 +60,8 @@ struct DaemonCommand: AsyncParsableCommand {
                 "--log-level \(logLevel) is not a level; use one of trace, debug, info, notice, warning, error, critical")
         }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard maxClients >= 1 else { throw ValidationError("--max-clients must be at least 1") }
+        guard maxStringMemory.bytes >= 1 << 20 else { throw ValidationError("--max-string-memory must be at least 1M") }
         guard keepEnded >= 0 else { throw ValidationError("--keep-ended must be 0 or more") }
         guard (0...65_535).contains(uiPort) else { throw ValidationError("--ui-port must be from 0 to 65535") }
     }
@@ -62,12 +77,13 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "nodescope.daemon")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        Self.raiseDescriptorLimit(toHold: maxConnections + maxClients + (ui ? WebLimits().maxConnections : 0), logger: logger)
         let server = CollectorServer(
             socketPath: connection.socketPath,
             settings: CollectorSettings(
                 graceNanos: grace.nanoseconds, endedSessionRetentionNanos: retention.nanoseconds,
-                maxEndedSessions: max(keepEnded, 0)),
-            limits: ServerLimits(maxConnections: maxConnections),
+                maxEndedSessions: max(keepEnded, 0), maxStringBytesTotal: maxStringMemory.bytes),
+            limits: ServerLimits(maxConnections: maxConnections, maxClientConnections: maxClients),
             logger: logger, recordDirectory: recordDirectory)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
         if ui {
@@ -81,5 +97,64 @@ struct DaemonCommand: AsyncParsableCommand {
         } catch let error as ServerError {
             throw CLIError(error.description, exitCode: error.code == .alreadyRunning ? 1 : 2)
         }
+    }
+}
+
+extension DaemonCommand {
+    /// Descriptors the daemon keeps for itself besides connections: its socket, logs, event
+    /// loops, recordings being written.
+    static let reservedDescriptors = 64
+
+    /// Raises the soft limit on open files to the hard one, so that the connection limits
+    /// (hosts apart from clients) hold before the process runs out of descriptors; says so when
+    /// even the hard limit is below what the limits need (a host could then be refused by the
+    /// kernel, not by a count).
+    static func raiseDescriptorLimit(toHold connections: Int, logger: Logger) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let needed = rlim_t(connections + reservedDescriptors)
+        if limit.rlim_cur < needed, limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = min(limit.rlim_max, max(needed, limit.rlim_cur))
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        if limit.rlim_cur < needed {
+            logger.warning(
+                "the open-file limit (\(limit.rlim_cur)) is below what the connection limits need (\(needed)); lower --max-connections or --max-clients, or raise the limit (ulimit -n)"
+            )
+        }
+    }
+}
+
+/// A number of bytes such as `512M`, `1G`, `64K` or `1048576` (K, M and G are powers of 1 024;
+/// `KiB`, `MiB` and `GiB` are the same).
+struct ByteCountArgument: ExpressibleByArgument, Sendable {
+    /// The number of bytes.
+    let bytes: Int
+
+    /// A count of `bytes`.
+    init(bytes: Int) {
+        self.bytes = bytes
+    }
+
+    /// Parses `512M`, `1G`, `64KiB` or a plain number of bytes.
+    init?(argument: String) {
+        var text = argument.trimmingCharacters(in: .whitespaces).uppercased()
+        if text.hasSuffix("IB") { text.removeLast(2) } else if text.hasSuffix("B") { text.removeLast() }
+        var shift = 0
+        if let unit = text.last, let power = ["K": 10, "M": 20, "G": 30][String(unit)] {
+            shift = power
+            text.removeLast()
+        }
+        guard let value = Int(text), value >= 0, value <= Int.max >> shift else { return nil }
+        bytes = value << shift
+    }
+
+    /// How `--help` shows a default: `512M`.
+    var defaultValueDescription: String {
+        for (unit, shift) in [("G", 30), ("M", 20), ("K", 10)] where bytes > 0 && bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift)\(unit)"
+        }
+        return "\(bytes)"
     }
 }

@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import Logging
 import NodescopeControl
 import NodescopeRecording
 import NodescopeServer
 import NodescopeWeb
+import Synchronization
 
 /// `nodescope ui`: the web view of every process's live tree.
 struct UICommand: AsyncParsableCommand {
@@ -25,7 +27,10 @@ struct UICommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (0 picks a free one).")
     var port: Int = 0
 
-    @Flag(help: "Open the address in the desktop's browser (xdg-open).")
+    @Flag(
+        help:
+            "Open the address in the desktop's browser (xdg-open), through a page that only you can read: the token stays out of the opener's arguments."
+    )
     var open = false
 
     @Option(help: "Serve this recording (see `nodescope record`) with a time slider, instead of the live collector.")
@@ -59,8 +64,10 @@ struct UICommand: AsyncParsableCommand {
         }
         let web = WebViewServer(socketPath: socket, port: port, logger: logger)
         let open = self.open
+        let handoff = BrowserHandoff()
+        defer { handoff.remove() }
         do {
-            try await web.run { url in UICommand.announce(url, open: open) }
+            try await web.run { url in UICommand.announce(url, open: open, handoff: handoff) }
         } catch {
             await embedded?.stop()
             throw CLIError(
@@ -72,7 +79,7 @@ struct UICommand: AsyncParsableCommand {
     /// Opens the recording at `path` (a clear error, exit 1, when it is none), makes its
     /// keyframes, and serves it until Ctrl-C.
     private func serve(recording path: String, logger: Logger) async throws {
-        let bytes = try InputFile.read(path)
+        let bytes = try InputFile.read(path, bound: InputFile.Bound.recording, what: "a recording")
         let reader: RecordingReader
         do {
             reader = try RecordingReader(bytes: bytes)
@@ -83,16 +90,20 @@ struct UICommand: AsyncParsableCommand {
         let source = RecordingSource(name: URL(fileURLWithPath: path).lastPathComponent, reader: reader)
         let web = WebViewServer(recording: source, port: port, logger: logger)
         let open = self.open
+        let handoff = BrowserHandoff()
+        defer { handoff.remove() }
         do {
-            try await web.run { url in UICommand.announce(url, open: open) }
+            try await web.run { url in UICommand.announce(url, open: open, handoff: handoff) }
         } catch {
             throw CLIError(
                 "the web view could not serve on 127.0.0.1:\(port): \(error); choose another port with --port (0 picks a free one)")
         }
     }
 
-    /// Prints the address (the one line on standard output) and opens it when asked.
-    static func announce(_ url: String, open: Bool) {
+    /// Prints the address (the one line on standard output) and opens it when asked: the opener
+    /// gets the path of a page that only this user can read (``BrowserHandoff``), never the
+    /// tokened address itself, which any local user could read in its arguments.
+    static func announce(_ url: String, open: Bool, handoff: BrowserHandoff = BrowserHandoff()) {
         Terminal.write(url + "\n")
         Terminal.note("web view on \(url) (loopback only; the token is this session's). Ctrl-C ends it.")
         guard open else { return }
@@ -100,9 +111,16 @@ struct UICommand: AsyncParsableCommand {
             Terminal.note("--open: no xdg-open on PATH (apt-get install xdg-utils); open the address above yourself")
             return
         }
+        let page: String
+        do {
+            page = try handoff.write(url)
+        } catch {
+            Terminal.note("--open: \(error.message); open the address above yourself")
+            return
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: opener)
-        process.arguments = [url]
+        process.arguments = [page]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -121,5 +139,86 @@ struct UICommand: AsyncParsableCommand {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
+    }
+}
+
+/// Carries the tokened address to the browser without showing it to any other local user: a page
+/// that sends the browser on to the address, in a new directory of mode 0700 (under
+/// `$XDG_RUNTIME_DIR` when it is ours and private, else the temporary directory), as a file of
+/// mode 0600. The opener is given the file's path, which holds no secret. The page is removed
+/// two minutes after it was written (time for a browser to start and read it), or when `ui` ends.
+final class BrowserHandoff: Sendable {
+    /// How long the page stays for the browser to read it.
+    static let lifetimeSeconds: UInt64 = 120
+    private let directory = Mutex<String?>(nil)
+
+    /// Writes the page that sends the browser to `url`, and returns its path.
+    func write(_ url: String) throws(CLIError) -> String {
+        let base = Self.privateBase()
+        var template = Array("\(base)/nodescope-open-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
+            throw CLIError("cannot make a private directory in \(base): \(String(cString: strerror(errno)))")
+        }
+        let folder = String(cString: made)
+        directory.withLock { $0 = folder }
+        let path = folder + "/open.html"
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        fchmod(descriptor, 0o600)
+        let bytes = Array(Self.page(redirectingTo: url).utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count else {
+            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        let handoff = self
+        Task.detached {
+            try? await Task.sleep(nanoseconds: Self.lifetimeSeconds * 1_000_000_000)
+            handoff.remove()
+        }
+        return path
+    }
+
+    /// Removes the page and its directory, if they are still there.
+    func remove() {
+        let taken = directory.withLock { current -> String? in
+            defer { current = nil }
+            return current
+        }
+        guard let folder = taken else { return }
+        unlink(folder + "/open.html")
+        rmdir(folder)
+    }
+
+    /// `$XDG_RUNTIME_DIR` when it is a directory of ours that no one else may enter, else the
+    /// temporary directory (where the new directory's own mode keeps others out).
+    static func privateBase() -> String {
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            var status = stat()
+            if lstat(runtime, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(),
+                status.st_mode & 0o077 == 0
+            {
+                return runtime
+            }
+        }
+        let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        return temporary.count > 1 && temporary.hasSuffix("/") ? String(temporary.dropLast()) : temporary
+    }
+
+    /// A page that replaces itself with `url` at once (a meta refresh, and a script for browsers
+    /// that ignore it in files), with a link for the person if neither works.
+    static func page(redirectingTo url: String) -> String {
+        let escaped = url.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        return """
+            <!doctype html>
+            <html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">
+            <meta http-equiv="refresh" content="0;url=\(escaped)"><title>Nodescope</title></head>
+            <body><p><a href="\(escaped)">Open the Nodescope web view</a></p>
+            <script>location.replace(document.querySelector("a").href)</script></body></html>
+
+            """
     }
 }

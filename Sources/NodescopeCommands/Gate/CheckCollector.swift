@@ -26,18 +26,23 @@ final class CheckCollector: Sendable {
     let directory: String
     /// The socket that the command's processes are pointed at (`NODESCOPE_SOCKET`).
     let socketPath: String
+    /// The socket's name in the private directory.
+    static let socketName = "c.sock"
     /// The leak grace, in nanoseconds.
     let graceNanos: UInt64
     private let server: CollectorServer
 
     private init(directory: String, graceNanos: UInt64, recordDirectory: String?) {
         self.directory = directory
-        self.socketPath = directory + "/c.sock"
+        self.socketPath = directory + "/" + Self.socketName
         self.graceNanos = graceNanos
         // Every ended process is kept until the end of the run, however long it is and however
-        // many processes it starts (the daemon's defaults drop them after 10 minutes, or past 64).
+        // many processes it starts (the daemon's defaults drop them after 10 minutes, or past 64,
+        // or to make room for a live host's strings): a dropped process would take its leaks
+        // out of the verdict. An ended process keeps only the strings its tree names.
         let settings = CollectorSettings(
-            graceNanos: graceNanos, holdExit: true, endedSessionRetentionNanos: .max, maxEndedSessions: .max)
+            graceNanos: graceNanos, holdExit: true, endedSessionRetentionNanos: .max, maxEndedSessions: .max,
+            maxStringBytesTotal: .max)
         self.server = CollectorServer(socketPath: socketPath, settings: settings, logger: .quiet, recordDirectory: recordDirectory)
     }
 
@@ -88,6 +93,17 @@ final class CheckCollector: Sendable {
         }
     }
 
+    /// The recordings (`check --record`) that could not be written, each as `PATH: REASON`;
+    /// after ``stop()``, all of them. Their partial files are removed: a recording cut short by
+    /// a full disk is not left where it was asked for.
+    func failedRecordings() async -> [String] {
+        await server.failedRecordings().map { outcome in
+            var info = stat()
+            if lstat(outcome.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG { unlink(outcome.path) }
+            return outcome.error ?? "cannot write \(outcome.path)"
+        }
+    }
+
     /// Stops listening and removes the socket and its directory.
     func stop() async {
         await server.stop()
@@ -110,12 +126,16 @@ final class CheckCollector: Sendable {
         while base.count > 1, base.hasSuffix("/") { base.removeLast() }
         // The socket path must stay under 108 bytes: template + "/c.sock".
         if base.utf8.count + "/nodescope-check-XXXXXX/c.sock".utf8.count >= 108 { base = "/tmp" }
-        var template = Array((base + "/nodescope-check-XXXXXX").utf8CString)
+        // Directories of runs that were killed with their guard, left behind.
+        CheckDirectoryClaim.removeStale(under: base)
+        var template = Array((base + "/" + CheckDirectoryClaim.prefix + "XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
             throw CLIError(
                 "cannot create a private directory under \(base) for the collector's socket: \(String(cString: strerror(errno)))")
         }
-        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let directory = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        CheckDirectoryClaim.claim(directory)
+        return directory
     }
 }

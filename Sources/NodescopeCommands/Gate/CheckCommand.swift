@@ -149,10 +149,15 @@ struct CheckCommand: AsyncParsableCommand {
         // Read the baseline first: a malformed one is reported before a long command runs.
         let known = try baseline.map { file throws(CLIError) in try Self.loadBaseline(file) }
         if !quiet, let known, let baseline {
-            for entry in known.entriesWithoutReason {
+            let placeholders = known.entriesWithoutReason
+            for entry in placeholders.prefix(ReportText.staleEntriesShown) {
                 Terminal.note(
                     "warning: \(baseline):\(entry.line): \(entry.label) has no reason yet (\"\(VisibleText.escaped(entry.reason))\"); "
                         + "say why this leak is accepted, or fix it and remove the entry")
+            }
+            if placeholders.count > ReportText.staleEntriesShown {
+                Terminal.note(
+                    "warning: \(baseline): and \(placeholders.count - ReportText.staleEntriesShown) more entries have no reason yet")
             }
         }
         var recordDirectory: String?
@@ -168,7 +173,8 @@ struct CheckCommand: AsyncParsableCommand {
         let termination: CheckTermination
         let findings: CheckFindings
         do {
-            termination = try await CheckChildProcess.run(command, environment: environment(socket: collector.socketPath))
+            termination = try await CheckChildProcess.run(
+                command, environment: environment(socket: collector.socketPath), directory: collector.directory)
         } catch {
             await collector.stop()
             throw error
@@ -180,6 +186,7 @@ struct CheckCommand: AsyncParsableCommand {
             findings = CheckFindings(processes: [], leaks: [], trees: [:], collectorFailure: error.message)
         }
         await collector.stop()
+        let recordingFailures = await collector.failedRecordings()
 
         var outcome = CheckOutcome(
             command: command, termination: termination, leaks: findings.leaks, processes: findings.processes,
@@ -196,6 +203,7 @@ struct CheckCommand: AsyncParsableCommand {
         if let sarif { attempt { try OutputFile.write(ReportSARIF.render(.check(outcome)), to: sarif) } }
         if let svgDir { attempt { try Self.writeDiagrams(outcome.report, trees: findings.trees, into: svgDir) } }
         if let writeBaseline { attempt { try OutputFile.write(outcome.baselineDocument, to: writeBaseline) } }
+        for failure in recordingFailures { problems.append("--record: \(failure) (the partial recording was removed)") }
 
         if !quiet {
             FileHandle.standardError.write(Data(("\n" + ReportText.render(.check(outcome), colorful: Terminal.isErrorColorful)).utf8))
@@ -211,7 +219,7 @@ struct CheckCommand: AsyncParsableCommand {
     /// Reads and checks the baseline, naming the file in every error.
     private static func loadBaseline(_ file: String) throws(CLIError) -> Baseline {
         do {
-            return try Baseline.parse(InputFile.read(file), file: file)
+            return try Baseline.parse(InputFile.read(file, bound: InputFile.Bound.baseline, what: "a baseline"), file: file)
         } catch let error as ReportError {
             throw CLIError(error.message)
         } catch {

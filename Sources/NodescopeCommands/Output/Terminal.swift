@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import NodesDebug
 import NodescopeReports
 import Synchronization
 
@@ -29,7 +30,8 @@ enum Terminal {
     }
 
     /// Writes to stdout at once, so piped output arrives line by line. A reader that has gone
-    /// (`nodescope ps | head -1`) ends the command quietly with status 0, as `git log | head` does.
+    /// (`nodescope ps | head -1`) ends the command quietly with status 0, as `git log | head` does;
+    /// any other failure (`nodescope ps > /dev/full`) ends it with status 2 and says why.
     static func write(_ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
@@ -40,7 +42,9 @@ enum Terminal {
                 continue
             } else {
                 if errno == EPIPE { quietExit() }
-                return
+                // A full disk or a broken device is an error, not output that went nowhere.
+                note("cannot write standard output: \(SystemErrorText.describe(written == 0 ? ENOSPC : errno))")
+                Glibc.exit(2)
             }
         }
     }
@@ -67,7 +71,9 @@ enum Terminal {
         watcher.start()
     }
 
-    private static func quietExit() -> Never {
+    /// Ends the command with status 0 because its reader went away, removing its scratch
+    /// directories.
+    static func quietExit() -> Never {
         for path in scratchDirectories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
         Glibc.exit(0)
     }

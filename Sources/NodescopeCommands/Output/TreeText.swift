@@ -35,33 +35,78 @@ enum TreeText {
         }.joined(separator: "; ")
     }
 
+    /// Lines draw the bars of every level above them down to this depth. A deeper line starts
+    /// with its depth in brackets, then the bars of its last ``deepLevelsDrawn`` levels only: a
+    /// line's length stays bounded however deep the tree, so the text of a tree is linear in
+    /// its nodes (a 100,000-deep chain drawn in full would be some 15 GB).
+    static let maxDrawnDepth = 48
+    /// The levels whose bars a line below ``maxDrawnDepth`` draws.
+    static let deepLevelsDrawn = 16
+
     /// The whole view, one node a line, with a header naming the process.
     static func render(_ view: TreeView) -> String {
-        let leaks = view.nodes.filter { $0.status == .leaked || $0.status == .unverified }.count
-        var lines = [
-            Terminal.paint("\(VisibleText.escaped(view.processName)) [pid \(view.pid)]", .bold)
-                + "  \(view.nodes.count) nodes" + (leaks > 0 ? Terminal.paint(", \(leaks) leaked", .red) : "")
-        ]
-        if view.nodes.isEmpty { lines.append("  (no nodes)") }
+        var text = ""
+        write(view) { text += $0 }
+        return text
+    }
+
+    /// The text of ``render(_:)``, handed to `emit` a line at a time (with its newline), so a
+    /// large tree is written out as it is drawn. Linear in the nodes: no node's line looks at
+    /// more than a bounded number of levels, and no step of the walk recurses.
+    static func write(_ view: TreeView, to emit: (String) -> Void) {
+        let nodes = view.nodes
+        // The process's counts, as `ps` shows them (a view without them: counted from its nodes).
+        let counts = view.counts ?? NodeCounts(nodes: nodes)
+        emit(
+            Terminal.paint("\(VisibleText.escaped(view.processName)) [pid \(view.pid)]", .bold) + "  "
+                + Terminal.paint(Vocabulary.nodeCounts(counts), counts.leaked > 0 ? .red : .gray) + "\n")
+        if nodes.isEmpty { emit("  (no nodes)\n") }
+        // Depths as drawn: nodes come in pre-order, so a node is at most one level below the one
+        // before it (a tree read from a file may claim otherwise).
+        var depths: [Int] = []
+        depths.reserveCapacity(nodes.count)
+        var previous = -1
+        for node in nodes {
+            previous = min(max(node.depth, 0), previous + 1)
+            depths.append(previous)
+        }
+        // Whether each node is the last of its siblings, in one pass from the end: `followed[d]`
+        // says whether a node at depth d comes later with no shallower node in between.
+        var isLast = [Bool](repeating: true, count: nodes.count)
+        var followed: [Bool] = []
+        for index in nodes.indices.reversed() {
+            let depth = depths[index]
+            if followed.count > depth + 1 { followed.removeLast(followed.count - depth - 1) }
+            while followed.count <= depth { followed.append(false) }
+            isLast[index] = !followed[depth]
+            followed[depth] = true
+        }
         // Whether the ancestor at each depth has siblings still to come (draws the "│" bars).
         var open: [Bool] = []
-        for (index, node) in view.nodes.enumerated() {
-            let next = view.nodes[(index + 1)...].first { $0.depth <= node.depth }
-            let isLast = next?.depth != node.depth
-            if open.count <= node.depth { open += Array(repeating: false, count: node.depth - open.count + 1) }
-            open[node.depth] = !isLast
-            let indent = (0..<node.depth).dropFirst().map { open[$0] ? "│  " : "   " }.joined()
-            let branch = node.depth == 0 ? "" : (isLast ? "└─ " : "├─ ")
+        for (index, node) in nodes.enumerated() {
+            let depth = depths[index]
+            if open.count > depth { open.removeLast(open.count - depth) }
+            open.append(!isLast[index])
+            var line = ""
+            var firstLevel = 1
+            if depth > maxDrawnDepth {
+                firstLevel = depth - deepLevelsDrawn
+                line += Terminal.paint("[\(depth)] ", .gray)
+            }
+            if firstLevel < depth {
+                for level in firstLevel..<depth { line += open[level] ? "│  " : "   " }
+            }
+            if depth > 0 { line += isLast[index] ? "└─ " : "├─ " }
             let status = node.isPlaceholder ? Terminal.paint(Vocabulary.placeholderMark, .gray) : mark(node.status)
-            var line =
-                "\(indent)\(branch)\(Terminal.paint(VisibleText.escaped(node.displayName), .bold)) \(Terminal.paint(VisibleText.escaped(node.kind), .gray))  \(status)"
+            line +=
+                "\(Terminal.paint(VisibleText.escaped(node.displayName), .bold)) \(Terminal.paint(VisibleText.escaped(node.kind), .gray))  \(status)"
             let alive = objects(node)
             if !alive.isEmpty { line += "  [\(alive)]" }
             if let held = heldBy(node) { line += Terminal.paint("  ◀ \(held)", .yellow) }
             if let cut = view.truncatedChildren[node.id], cut > 0 { line += Terminal.paint("  … \(cut) more below", .gray) }
-            lines.append(line)
+            line += "\n"
+            emit(line)
         }
-        return lines.joined(separator: "\n") + "\n"
     }
 }
 

@@ -44,6 +44,10 @@ public struct Baseline: Sendable {
         }
     }
 
+    /// The most entries a baseline may have (docs/CHECK.md); the file itself may be at most
+    /// 16 MiB.
+    public static let maxEntries = 100_000
+
     /// The placeholder reason that `--write-baseline` writes.
     public static let placeholderReason = "TODO: explain why this leak is accepted"
 
@@ -108,6 +112,12 @@ public struct Baseline: Sendable {
         }
         guard case .array(let elements) = list.kind else {
             throw BaselineError(line: list.line, column: list.column, message: "\"entries\" must be an array, not \(list.kindName)")
+        }
+        guard elements.count <= maxEntries else {
+            throw BaselineError(
+                line: list.line, column: list.column,
+                message: "\"entries\" has \(elements.count) entries, more than a baseline may have (\(maxEntries)); "
+                    + "accept families of leaks with path patterns (\"**/FeedItemFlow\") instead of one entry each")
         }
         var entries: [Entry] = []
         for (offset, element) in elements.enumerated() {

@@ -168,7 +168,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
         switch action {
         case .acceptHost(let hello, let version):
             self.hello = hello
-            guard admit(context) else { return }
+            guard admit(context, asHost: true) else { return }
             guard let connection else { return }
             let session = hub.openHost(
                 hello, connection: connection, version: version, clocks: TimeNamespace.relation(toPeer: peer?.pid),
@@ -183,7 +183,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
                         collectorMonotonicNanos: now)), context: context)
         case .acceptClient(let hello, let version):
             self.hello = hello
-            guard admit(context) else { return }
+            guard admit(context, asHost: false) else { return }
             reply(
                 .helloAccepted(
                     HelloAccepted(
@@ -227,23 +227,22 @@ final class WireConnectionHandler: ChannelInboundHandler {
     }
 
     /// Admits a peer that said hello: refuses one of another user (SO_PEERCRED), as the protocol
-    /// requires, and one beyond the connection limit.
-    private func admit(_ context: ChannelHandlerContext) -> Bool {
+    /// requires, and one beyond the limit of its kind (hosts and clients are counted apart).
+    private func admit(_ context: ChannelHandlerContext, asHost: Bool) -> Bool {
         if let uid = peer?.uid, uid != getuid() {
             refuse(.wrongUser, "peer uid \(uid) is not the collector's uid \(getuid())", context: context)
             return false
         }
-        if hub.value.isOverConnectionLimit {
-            refuse(
-                .busyOrOther, "the collector serves its limit of \(limits.maxConnections) connections; try again later",
-                context: context)
+        if let connection, !hub.value.admit(connection, asHost: asHost) {
+            let limit = asHost ? "\(limits.maxConnections) hosts" : "\(limits.maxClientConnections) client connections"
+            refuse(.busyOrOther, "the collector serves its limit of \(limit); try again later", context: context)
             return false
         }
         return true
     }
 
     private func refuse(_ code: RefusalCode, _ reason: String, context: ChannelHandlerContext) {
-        logger.notice("refused \(peerName): \(reason)")
+        logger.notice("refused \(peerName): \(VisibleText.escaped(reason))")
         reply(.helloRefused(HelloRefused(code: code, reason: reason)), context: context)
         closing = true
         context.close(promise: nil)
@@ -279,10 +278,11 @@ final class WireConnectionHandler: ChannelInboundHandler {
 
     /// The peer as log lines name it: `host 4242 (sample-nodes)` from its hello, with the
     /// kernel's pid for the socket (SO_PEERCRED) when the two differ; `peer pid 777` before a hello.
+    /// The name is the peer's own choice, escaped (``VisibleText``) so that it cannot forge a line.
     private var peerName: String {
         guard let hello else { return "peer pid \(peer.map { "\($0.pid)" } ?? "?")" }
         let role = hello.role == .host ? "host" : "client"
-        var name = "\(role) \(hello.pid) (\(hello.processName))"
+        var name = "\(role) \(hello.pid) (\(VisibleText.escaped(hello.processName)))"
         if let pid = peer?.pid, pid > 0, UInt32(pid) != hello.pid { name += " [socket peer pid \(pid)]" }
         return name
     }
@@ -291,7 +291,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
     private func close(_ context: ChannelHandlerContext, reason: String) {
         guard !closing else { return }
         closing = true
-        logger.warning("closing \(peerName): \(reason)")
+        logger.warning("closing \(peerName): \(VisibleText.escaped(reason))")
         context.close(promise: nil)
     }
 

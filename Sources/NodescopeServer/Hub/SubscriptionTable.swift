@@ -41,6 +41,9 @@ struct SubscriptionTable {
     /// The subscribers of each session, in the order they subscribed.
     private var subscribers: [SessionID: [Subscriber]] = [:]
     private var lastConnection: UInt64 = 0
+    /// The connections admitted after their hello, hosts and clients apart.
+    private var admittedHosts: Set<ConnectionID> = []
+    private var admittedClients: Set<ConnectionID> = []
 
     /// An empty table applying `limits`.
     init(limits: ServerLimits) {
@@ -60,14 +63,34 @@ struct SubscriptionTable {
     /// Forgets a closed connection: its waiting bytes and its subscriptions.
     mutating func close(_ connection: ConnectionID) {
         pendingBytes[connection] = nil
+        admittedHosts.remove(connection)
+        admittedClients.remove(connection)
         removeSubscriptions { $0.connection == connection }
     }
 
-    /// How many connections are open.
+    /// How many connections are open (admitted or still before their hello).
     var connectionCount: Int { pendingBytes.count }
 
-    /// Whether more connections are open than ``ServerLimits/maxConnections`` allows.
-    var isOverConnectionLimit: Bool { connectionCount > limits.maxConnections }
+    /// Admits `connection`, which said hello as a host or a client, when its kind has room:
+    /// at most ``ServerLimits/maxConnections`` hosts and, counted apart,
+    /// ``ServerLimits/maxClientConnections`` clients, so that clients never take a host's place.
+    /// False (refuse it as busy) when there is none.
+    mutating func admit(_ connection: ConnectionID, asHost: Bool) -> Bool {
+        guard pendingBytes[connection] != nil else { return false }
+        if asHost {
+            guard admittedHosts.contains(connection) || admittedHosts.count < limits.maxConnections else { return false }
+            admittedHosts.insert(connection)
+        } else {
+            guard admittedClients.contains(connection) || admittedClients.count < limits.maxClientConnections else {
+                return false
+            }
+            admittedClients.insert(connection)
+        }
+        return true
+    }
+
+    /// How many hosts and how many clients are admitted now.
+    var admittedCounts: (hosts: Int, clients: Int) { (admittedHosts.count, admittedClients.count) }
 
     /// Bytes written to `connection` that its peer has not taken yet (0 for a closed one).
     func pendingBytes(of connection: ConnectionID) -> Int { pendingBytes[connection] ?? 0 }

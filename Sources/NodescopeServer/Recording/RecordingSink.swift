@@ -36,8 +36,9 @@ final class RecordingSink: Sendable {
     private let maxQueued: Int
     private let onFinished: @Sendable (Outcome) -> Void
     private let queue = Mutex<(items: [Item], frames: Int, draining: Bool, lost: UInt64)>(([], 0, false, 0))
-    /// Only the one drain job at a time touches it.
-    private let file: Mutex<(writer: RecordingWriter, fd: Int32, failure: String?, written: UInt64)>
+    /// Only the one drain job at a time touches it. `reported`: the failure was handed to
+    /// `onFinished` as soon as it happened (the finish then reports nothing more).
+    private let file: Mutex<(writer: RecordingWriter, fd: Int32, failure: String?, written: UInt64, reported: Bool)>
 
     init(
         path: String, header: RecordingHeader, pool: NIOThreadPool, maxQueued: Int,
@@ -47,7 +48,7 @@ final class RecordingSink: Sendable {
         self.pool = pool
         self.maxQueued = maxQueued
         self.onFinished = onFinished
-        self.file = Mutex((RecordingWriter(header: header), -1, nil, 0))
+        self.file = Mutex((RecordingWriter(header: header), -1, nil, 0, false))
     }
 
     /// Queues `items` unless that would pass the bound; false when refused. A `finish` is never
@@ -121,9 +122,19 @@ final class RecordingSink: Sendable {
                 $0.lost &+= lost
                 return $0.lost
             }
-            guard finished else { return nil }
+            if let failure = state.failure, !state.reported {
+                // Said at once, not when the process ends: the client that asked for the file
+                // stops waiting for a recording that cannot be written.
+                state.reported = true
+                if state.fd >= 0 {
+                    close(state.fd)
+                    state.fd = -1
+                }
+                return Outcome(path: path, records: state.writer.recordCount, bytes: state.written, lostFrames: totalLost, error: failure)
+            }
+            guard finished, !state.reported else { return nil }
             if state.fd >= 0 {
-                close(state.fd)
+                if close(state.fd) != 0 { state.failure = "cannot write \(path): \(String(cString: strerror(errno)))" }
                 state.fd = -1
             }
             return Outcome(
