@@ -302,6 +302,11 @@ struct NodeRegistry: Sendable {
         }
     }
 
+    /// The role name of an object descriptor id from ``forEachAliveObject(_:)``.
+    func roleName(ofDescriptor descriptor: UInt32) -> String {
+        objectDescriptors[descriptor].role.rawValue
+    }
+
     /// The type name of an object descriptor id from ``forEachAliveObject(_:)``.
     func typeName(ofDescriptor descriptor: UInt32) -> String {
         objectDescriptors[descriptor].typeName

@@ -512,10 +512,15 @@ public final class NodeTracker: Sendable {
     /// The agent does this itself, on its own thread, when a node's grace runs out; this is for
     /// tools, tests and benchmarks. Call it from a thread whose stack holds no reference that
     /// should count (its own stack is left out of the analysis).
-    public func explainLeaks(detachedBy: UInt64, with analysis: RetainerAnalysis) -> [RetainersFrame] {
+    ///
+    /// `boundNanos`, when given, bounds the analysis's time more tightly than its limits (the
+    /// agent's exit settlement uses what is left of its exit flush).
+    public func explainLeaks(
+        detachedBy: UInt64, with analysis: RetainerAnalysis, boundNanos: UInt64? = nil
+    ) -> [RetainersFrame] {
         let query = retainerQuery(detachedBy: detachedBy, maxObjects: analysis.limits.objectsPerBatch)
         guard !query.targets.isEmpty else { return [] }
-        return analysis.explain(query.targets, attached: query.attached, detached: query.detached)
+        return analysis.explain(query.targets, attached: query.attached, detached: query.detached, boundNanos: boundNanos)
     }
 
     /// Explains what holds the alive objects of those of `nodes` that are detached, now,

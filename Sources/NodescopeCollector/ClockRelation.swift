@@ -45,4 +45,11 @@ public struct HostClockMapping: Sendable, Equatable {
         let (sum, overflow) = hostTime.addingReportingOverflow(behind)
         return overflow ? .max : sum
     }
+
+    /// A collector time on the host's clock: the inverse of ``collectorTime(_:)``, clamped.
+    public func hostTime(_ collectorTime: UInt64) -> UInt64 {
+        if behind > 0 { return collectorTime >= behind ? collectorTime - behind : 0 }
+        let (sum, overflow) = collectorTime.addingReportingOverflow(ahead)
+        return overflow ? .max : sum
+    }
 }

@@ -27,6 +27,12 @@ public struct Collector: Sendable {
     /// The sessions, in ascending id order (live and ended).
     private var sessions: [HostSession] = []
     private var nextSessionNumber: UInt64 = 1
+    /// UTF-8 bytes of the interned strings of every session kept, live and ended: bounded by
+    /// ``CollectorSettings/maxStringBytesTotal``.
+    public private(set) var stringBytes = 0
+    /// Ended sessions dropped to make room for a live session's strings, not yet taken by
+    /// ``takeSessionsDroppedForMemory()``.
+    private var droppedForMemory: [ProcessSummary] = []
 
     /// Creates an empty collector.
     public init(settings: CollectorSettings = .init()) {
@@ -72,10 +78,49 @@ public struct Collector: Sendable {
     public mutating func ingest(
         _ message: WireMessage, session: SessionID, now: UInt64, into changes: inout [TreeChange]
     ) throws(SessionError) {
-        guard let index = position(of: session) else {
+        guard var index = position(of: session) else {
             throw SessionError(.unknownSession, "session \(session) is not open")
         }
+        guard case .defineString(let frame) = message else {
+            return try sessions[index].ingest(message, now: now, into: &changes)
+        }
+        if sessions[index].wouldKeep(frame), stringBytes + frame.value.utf8.count > settings.maxStringBytesTotal {
+            try makeRoom(forStringBytes: frame.value.utf8.count, of: session)
+            index = position(of: session) ?? index
+        }
+        let before = sessions[index].stringBytes
         try sessions[index].ingest(message, now: now, into: &changes)
+        stringBytes += sessions[index].stringBytes - before
+    }
+
+    /// Makes room for `bytes` more bytes of strings of the live `session` within
+    /// ``CollectorSettings/maxStringBytesTotal``: drops ended sessions, the earliest ended first,
+    /// until they fit. When the live sessions alone leave no room, throws `tooManyStrings` (the
+    /// server then closes that host's connection, and the session ends abnormally).
+    private mutating func makeRoom(forStringBytes bytes: Int, of session: SessionID) throws(SessionError) {
+        let ended = sessions.filter(\.hasEnded).sorted { ($0.endedAt ?? 0, $0.id) < ($1.endedAt ?? 0, $1.id) }
+        var dropped = Set<SessionID>()
+        for victim in ended where stringBytes + bytes > settings.maxStringBytesTotal {
+            dropped.insert(victim.id)
+            stringBytes -= victim.stringBytes
+            droppedForMemory.append(victim.summary)
+        }
+        if !dropped.isEmpty { sessions.removeAll { dropped.contains($0.id) } }
+        guard stringBytes + bytes <= settings.maxStringBytesTotal else {
+            throw SessionError(
+                .tooManyStrings,
+                "the collector holds its limit of \(settings.maxStringBytesTotal) bytes of strings over all processes; "
+                    + "this host's \(sessionValue(session)?.stringBytes ?? 0) bytes and those of the others connected leave "
+                    + "no room for more")
+        }
+    }
+
+    /// The ended sessions dropped since the last call to make room for a live session's strings
+    /// (``CollectorSettings/maxStringBytesTotal``), so that the server can log them.
+    public mutating func takeSessionsDroppedForMemory() -> [ProcessSummary] {
+        guard !droppedForMemory.isEmpty else { return [] }
+        defer { droppedForMemory = [] }
+        return droppedForMemory
     }
 
     /// Ends a session at the end of its stream. `normally` is true when the stream ended after a
@@ -89,9 +134,17 @@ public struct Collector: Sendable {
     /// once, so it is never listed as a process. Ending an ended or unknown session changes
     /// nothing.
     public mutating func endSession(_ session: SessionID, normally: Bool, now: UInt64) -> [TreeChange] {
-        guard let index = position(of: session) else { return [] }
+        guard let index = position(of: session), !sessions[index].hasEnded else { return [] }
         let changes = sessions[index].end(normally: normally, now: now)
-        if !sessions[index].receivedFrames { sessions.remove(at: index) }
+        let before = sessions[index].stringBytes
+        if !sessions[index].receivedFrames {
+            sessions.remove(at: index)
+            stringBytes -= before
+        } else {
+            // An ended session keeps only the strings that its tree and origins name.
+            sessions[index].compactStrings()
+            stringBytes -= before - sessions[index].stringBytes
+        }
         dropEndedSessions(now: now)
         return changes
     }
@@ -118,16 +171,21 @@ public struct Collector: Sendable {
     }
 
     private mutating func dropEndedSessions(now: UInt64) {
+        var freed = 0
         sessions.removeAll { session in
             guard let endedAt = session.endedAt else { return false }
             let (expiry, overflow) = endedAt.addingReportingOverflow(settings.endedSessionRetentionNanos)
-            return !overflow && expiry <= now
+            guard !overflow, expiry <= now else { return false }
+            freed += session.stringBytes
+            return true
         }
+        stringBytes -= freed
         let ended = sessions.filter(\.hasEnded)
         let excess = ended.count - max(0, settings.maxEndedSessions)
         guard excess > 0 else { return }
         let oldest = ended.sorted { ($0.endedAt ?? 0, $0.id) < ($1.endedAt ?? 0, $1.id) }.prefix(excess)
         let dropped = Set(oldest.map(\.id))
+        stringBytes -= oldest.reduce(0) { $0 + $1.stringBytes }
         sessions.removeAll { dropped.contains($0.id) }
     }
 

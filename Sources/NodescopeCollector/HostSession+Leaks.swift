@@ -91,6 +91,12 @@ extension HostSession {
     /// that sends heartbeats vouches for its exit with a last one, so whatever its watermark does
     /// not cover was not held for (a node detached during the hold, say). Either verdict is
     /// flagged at the end of the host's stream (its watermark), never before the node's detach.
+    ///
+    /// At a normal end whose goodbye is `normalExit` (a flush that was cut may have left out a
+    /// release or a newer path, so `flushIncomplete` settles nothing), a node still awaiting
+    /// release that its host explained is **settled** by what holds it (see
+    /// ``settledVerdict(_:)``): nothing from a root reaches its alive objects (a retain cycle)
+    /// → leaked; globals hold them → leaked, retained by a global. Anything else stays unverified.
     mutating func end(normally: Bool, now: UInt64) -> [TreeChange] {
         guard endedAt == nil else { return [] }
         var changes: [TreeChange] = []
@@ -103,9 +109,11 @@ extension HostSession {
             let (a, b) = (tree.slots[Int($0)], tree.slots[Int($1)])
             return a.detachedAt != b.detachedAt ? a.detachedAt < b.detachedAt : a.id < b.id
         }
+        let settles = normally && goodbye == .normalExit
         for slot in waiting {
             let detachedAt = tree.slots[Int(slot)].detachedAt
-            flag(slot, verdict: verdict, at: max(watermark ?? detachedAt, detachedAt), into: &changes)
+            let settled = settles && verdict == .unverified ? settledVerdict(slot) : nil
+            flag(slot, verdict: settled ?? verdict, at: max(watermark ?? detachedAt, detachedAt), into: &changes)
         }
         deadlines.removeAll()
         removed.removeAll()
@@ -113,6 +121,26 @@ extension HostSession {
         endedNormally = normally
         changes.append(.sessionEnded(normally: normally))
         return changes
+    }
+
+    /// The verdict that the host's analysis at its exit proves for a node still awaiting
+    /// release, or nil when it proves none: every alive object is held statically
+    /// (``RetainerPath/isHeldStatically``: a retain cycle that no root reaches, a global, or
+    /// plain heap references from one of them) → leaked; the record then reads as retained by
+    /// a global when globals hold them all directly. A stack, a task or an attached node on a
+    /// path could still let go within the grace, so it proves nothing.
+    func settledVerdict(_ slot: UInt32) -> LeakRecord.Verdict? {
+        let node = tree.slots[Int(slot)]
+        guard !retainers.isEmpty else { return nil }
+        let paths = retainers.paths(of: node.id)
+        let alive = node.objects.filter(\.isAlive)
+        guard !alive.isEmpty, !paths.isEmpty else { return nil }
+        for object in alive {
+            guard let path = paths.first(where: { $0.objectIndex == object.index }), path.isHeldStatically else {
+                return nil
+            }
+        }
+        return .leaked
     }
 
     /// The record of a node being flagged now.

@@ -35,7 +35,8 @@ extension HostSession {
             throw SessionError(
                 .unknownObject, "retainers names object \(frame.objectIndex) of node \(id), never added")
         }
-        let path = RetainerPath(frame)
+        var path = RetainerPath(frame)
+        nameHolderNodes(in: &path, heldType: node.objectPosition(frame.objectIndex).map { strings.text(node.objects[$0].typeName) })
         guard
             retainers.store(
                 path, for: id, maxCount: settings.maxRetainerPathsPerSession, maxBytes: settings.maxRetainerBytesPerSession)
@@ -46,5 +47,45 @@ extension HostSession {
             record = leakRecords[Int(node.leakIndex)]
         }
         changes.append(.retainersFound(id: id, path: path, record: record))
+    }
+
+    /// Names the node of each hop whose holder is a node's object, by its path and occurrence
+    /// (``RetainerPath/Hop/holderNodePath``), where a person could not tell it apart
+    /// otherwise: the holder is of the held object's type (`heldType`), or its node's path
+    /// has a name that several siblings share (the second login's node beside the first's ghost).
+    func nameHolderNodes(in path: inout RetainerPath, heldType: String?) {
+        for index in path.hops.indices {
+            guard let holder = path.hops[index].holderNodeID, let holderSlot = tree.slot(of: holder) else { continue }
+            let (names, shared) = occurrencePath(to: holderSlot)
+            if shared || path.hops[index].holder == heldType { path.hops[index].holderNodePath = names }
+        }
+    }
+
+    /// The path of display names to `slot`, each name followed by its occurrence among the
+    /// siblings of that name (``NameOccurrence``, the rule of `diff`: attached ones first, the
+    /// first unsuffixed, the second `#1`): `AppFlow › LoggedInFlow#1 › SettingsFlow` names the
+    /// first login's detached node while the second login's is attached. `shared` tells whether
+    /// some name on the path is shared by siblings.
+    func occurrencePath(to slot: UInt32) -> (names: [String], shared: Bool) {
+        var names: [String] = []
+        var shared = false
+        var current = slot
+        while current != NodeTree.noSlot, names.count < Self.maxPathNames {
+            var name = displayName(current)
+            let parent = tree.slots[Int(current)].parent
+            let siblings = tree.sortedChildren(of: parent == NodeTree.noSlot ? nil : parent)
+            let namesakes = siblings.filter { displayName($0) == name }
+            if namesakes.count > 1, let position = namesakes.firstIndex(of: current) {
+                let numbers = NameOccurrence.numbers(
+                    keys: namesakes.map { _ in 0 },
+                    attached: namesakes.map { tree.slots[Int($0)].status.isAttached && !tree.slots[Int($0)].isPlaceholder })
+                name = NameOccurrence.suffixed(name, numbers[position])
+                shared = true
+            }
+            names.append(name)
+            current = parent
+        }
+        if current != NodeTree.noSlot { names.append("…") }
+        return (names.reversed(), shared)
     }
 }

@@ -79,7 +79,7 @@ extension HostSession {
 
     /// The tree, or the subtree at `rootPath`, down to `depth` levels below its roots.
     func view(rootPath: [String]?, depth: Int?) -> TreeView {
-        var result = TreeView(session: id, pid: pid, processName: processName, nodes: [])
+        var result = TreeView(session: id, pid: pid, processName: processName, nodes: [], counts: counts)
         let roots: [UInt32]
         if let rootPath, !rootPath.isEmpty {
             guard let found = find(rootPath) else { return result }
@@ -103,13 +103,28 @@ extension HostSession {
         return result
     }
 
+    /// How the session ended; nil while the host is connected.
+    var sessionEnd: SessionEnd? {
+        guard endedAt != nil else { return nil }
+        return endedNormally == true ? SessionEnd(goodbye: goodbye ?? .normalExit) : .abnormal
+    }
+
+    /// Where the session's nodes stand (``NodeCounts``): the verdicts of its leak records, the
+    /// attached nodes and those awaiting release.
+    var counts: NodeCounts {
+        let cut = sessionEnd == .exitFlushCut
+        return NodeCounts(
+            attached: liveNodes, awaitingRelease: tree.slots.count { $0.id != 0 && $0.phase == .detached },
+            records: leakRecords, flushCut: { _ in cut })
+    }
+
     /// The session at a glance.
     var summary: ProcessSummary {
-        ProcessSummary(
+        let counts = counts
+        return ProcessSummary(
             session: id, pid: pid, processName: processName, connectedAtNanos: connectedAt, endedAtNanos: endedAt,
-            endedNormally: endedNormally, liveNodes: liveNodes, leaks: openLeaks, eventsIngested: eventsIngested,
-            droppedReported: droppedReported, startedAtNanos: processStartedAt,
-            awaitingRelease: tree.slots.count { $0.id != 0 && $0.phase == .detached },
-            graceNanos: settings.graceNanos)
+            endedNormally: endedNormally, liveNodes: counts.attached, leaks: counts.leaked, eventsIngested: eventsIngested,
+            droppedReported: droppedReported, startedAtNanos: processStartedAt, awaitingRelease: counts.awaitingRelease,
+            graceNanos: settings.graceNanos, counts: counts, end: sessionEnd)
     }
 }

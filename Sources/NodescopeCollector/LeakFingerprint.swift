@@ -10,12 +10,15 @@
 /// **With retainer paths** (protocol version 2), the text gets a third part, so that two leaks
 /// of one node through different holders group apart: `|`, then one key per alive object that
 /// has a path with hops, sorted by their UTF-8 bytes and joined by `,`. A key is
-/// `role=verdict:holder:reference`, from the path's suspect hop (the first hop when none is
-/// marked), with two parts of the names that vary from run to run taken out: the content of
+/// `role=holder:reference`, from the path's suspect hop (the first hop when none is marked):
+/// the reference a developer would cut, by type and field. The verdict is not part of it, nor
+/// the root the path starts from: the same leak reads as a path from a still-attached holder
+/// while its process runs and as a cycle once that holder is detached (at exit, under
+/// `check`), and its fingerprint must not change with that. Two parts of the names that vary from run to run taken out: the content of
 /// every `[…]` (`.listeners[3]` and `.listeners[12]` both read `.listeners[]`,
 /// `.shared["session"]` reads `.shared[]`) and the digits of every `0x…` number. For example a
 /// context held through `Session.listeners[3]` hashes
-/// `AppFlow/ProfileFlow|context|context=holder:Session:.listeners[]`.
+/// `AppFlow/ProfileFlow|context|context=Session:.listeners[]`.
 ///
 /// A leak without such a path (a host of version 1, a path not arrived yet, the verdicts
 /// `unknown` and `notAnalyzed`, which have no hops) has exactly the fingerprint of the formula
@@ -58,11 +61,11 @@ public enum LeakFingerprint {
         hex(fnv1a64(canonicalText(path: path, aliveObjects: aliveObjects, retainers: retainers).utf8))
     }
 
-    /// `role=verdict:holder:reference` of the path's suspect hop (else its first hop), with the
-    /// parts that vary between runs taken out (``stableName(_:)``); nil for a path without hops.
+    /// `role=holder:reference` of the path's suspect hop (else its first hop), with the parts
+    /// that vary between runs taken out (``stableName(_:)``); nil for a path without hops.
     public static func retainerKey(role: String, path: RetainerPath) -> String? {
         guard let hop = path.keyHop else { return nil }
-        return "\(role)=\(path.verdict.rawValue):\(stableName(hop.holder)):\(stableName(hop.reference))"
+        return "\(role)=\(stableName(hop.holder)):\(stableName(hop.reference))"
     }
 
     /// A holder or reference without what varies from run to run: the content of every `[…]`

@@ -63,16 +63,32 @@ public struct RetainerPath: Sendable, Equatable, Codable {
         public var reference: String
         /// Whether this is the reference a developer most likely has to cut (at most one per path).
         public var isSuspect: Bool
+        /// For a holder that is an object of a node: that node's path of display names from
+        /// the root, as the collector knew it when the path arrived, a name followed by `#N`
+        /// when it is the Nth of several siblings of that name (`AppFlow`, `LoggedInFlow#2`,
+        /// `SettingsFlow`), so that a person can tell the holder from the leaked node when
+        /// both are of one type. Nil when the collector did not know the node. Shown, not
+        /// compared: it is no part of a path's equality, nor of a fingerprint.
+        public var holderNodePath: [String]?
 
         /// Creates a hop.
         public init(
-            holderKind: HolderKind, holderNodeID: UInt64? = nil, holder: String, reference: String, isSuspect: Bool = false
+            holderKind: HolderKind, holderNodeID: UInt64? = nil, holder: String, reference: String, isSuspect: Bool = false,
+            holderNodePath: [String]? = nil
         ) {
             self.holderKind = holderKind
             self.holderNodeID = holderNodeID
             self.holder = holder
             self.reference = reference
             self.isSuspect = isSuspect
+            self.holderNodePath = holderNodePath
+        }
+
+        /// Hops are equal when the host said the same: the collector's ``holderNodePath`` is
+        /// left out.
+        public static func == (lhs: Hop, rhs: Hop) -> Bool {
+            lhs.holderKind == rhs.holderKind && lhs.holderNodeID == rhs.holderNodeID && lhs.holder == rhs.holder
+                && lhs.reference == rhs.reference && lhs.isSuspect == rhs.isSuspect
         }
     }
 
@@ -121,6 +137,28 @@ public struct RetainerPath: Sendable, Equatable, Codable {
     /// The hop that names the path in a fingerprint and in short notes: the suspect hop, else
     /// the first hop; nil for a path without hops.
     public var keyHop: Hop? { suspectIndex.map { hops[$0] } ?? hops.first }
+
+    /// Whether what holds the object could not let go of it at a normal exit, so that it would
+    /// still be alive when its grace ran out: a complete result (not cut short) that is a retain
+    /// cycle no root reaches (``Verdict/cycle``), a global holding it (``Verdict/global``), or a
+    /// path of plain heap references (``Verdict/holder``) from a global or from a cycle that no
+    /// root reaches, through the app's objects, closures and collections only. A thread's stack,
+    /// an async task or unknown memory (work in flight) or an attached node's object (which may
+    /// let go within the grace) on the path makes it unsettled.
+    public var isHeldStatically: Bool {
+        guard !cutShort else { return false }
+        switch verdict {
+        case .cycle, .global:
+            return true
+        case .holder:
+            guard let first = hops.first, first.holderKind == .global || first.holderKind == .detachedNodeObject else {
+                return false
+            }
+            return hops.allSatisfy { [.global, .object, .detachedNodeObject, .closureContext, .collection].contains($0.holderKind) }
+        case .stack, .unknown, .notAnalyzed:
+            return false
+        }
+    }
 
     /// The name of the global that holds the object directly, for a ``Verdict/global`` path.
     public var globalName: String? {

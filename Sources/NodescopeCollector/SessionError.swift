@@ -37,7 +37,9 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
         /// The session's tree would exceed ``CollectorSettings/maxNodesPerSession``.
         case tooManyNodes
         /// The session's strings would exceed ``CollectorSettings/maxStringsPerSession`` or
-        /// ``CollectorSettings/maxStringBytesPerSession``.
+        /// ``CollectorSettings/maxStringBytesPerSession``, or the strings of every session kept
+        /// would exceed ``CollectorSettings/maxStringBytesTotal`` once no ended session is left
+        /// to drop.
         case tooManyStrings
         /// The session's objects would exceed ``CollectorSettings/maxObjectsPerSession``.
         case tooManyObjects

@@ -15,21 +15,25 @@ public struct TreeView: Sendable, Equatable, Codable {
     /// For each node whose children were cut by the depth limit: how many children it has.
     /// Encoded as an object keyed by the node id in decimal.
     public var truncatedChildren: [UInt64: Int]
+    /// Where the whole process's nodes stand (not only the view's), as `ps` counts them; nil
+    /// when unknown (a tree read from a file written before counts existed).
+    public var counts: NodeCounts?
 
     /// Creates a view.
     public init(
         session: SessionID, pid: UInt32, processName: String, nodes: [NodeInfo],
-        truncatedChildren: [UInt64: Int] = [:]
+        truncatedChildren: [UInt64: Int] = [:], counts: NodeCounts? = nil
     ) {
         self.session = session
         self.pid = pid
         self.processName = processName
         self.nodes = nodes
         self.truncatedChildren = truncatedChildren
+        self.counts = counts
     }
 
     private enum CodingKeys: String, CodingKey {
-        case session, pid, processName, nodes, truncatedChildren
+        case session, pid, processName, nodes, truncatedChildren, counts
     }
 
     /// Decodes a view; ``truncatedChildren`` is read from an object keyed by decimal node ids.
@@ -50,6 +54,7 @@ public struct TreeView: Sendable, Equatable, Codable {
             truncated[id] = count
         }
         truncatedChildren = truncated
+        counts = try container.decodeIfPresent(NodeCounts.self, forKey: .counts)
     }
 
     /// Encodes a view; ``truncatedChildren`` becomes an object keyed by decimal node ids.
@@ -62,5 +67,6 @@ public struct TreeView: Sendable, Equatable, Codable {
         var cut: [String: Int] = [:]
         for (id, count) in truncatedChildren { cut[String(id)] = count }
         try container.encode(cut, forKey: .truncatedChildren)
+        try container.encodeIfPresent(counts, forKey: .counts)
     }
 }

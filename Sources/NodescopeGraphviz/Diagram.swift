@@ -2,6 +2,8 @@
 public struct Diagram: Sendable, Equatable {
     /// The caption drawn above the tree, such as the process name, its pid and the time.
     public var title: String
+    /// A second line under the title (the process's counts), or empty.
+    public var subtitle: String = ""
     /// The nodes in pre-order: every parent comes before its children. A node whose parent is
     /// not listed before it is drawn as a root.
     public var nodes: [DiagramNode]
@@ -9,8 +11,9 @@ public struct Diagram: Sendable, Equatable {
     public var showLegend: Bool
 
     /// Creates a diagram.
-    public init(title: String, nodes: [DiagramNode], showLegend: Bool = true) {
+    public init(title: String, subtitle: String = "", nodes: [DiagramNode], showLegend: Bool = true) {
         self.title = title
+        self.subtitle = subtitle
         self.nodes = nodes
         self.showLegend = showLegend
     }

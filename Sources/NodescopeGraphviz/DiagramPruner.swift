@@ -92,7 +92,7 @@ struct DiagramPruner {
         }
         let inScope = starts.reduce(0) { $0 + subtreeSize[$1] }
         return Pruned(
-            diagram: Diagram(title: diagram.title, nodes: output, showLegend: diagram.showLegend),
+            diagram: Diagram(title: diagram.title, subtitle: diagram.subtitle, nodes: output, showLegend: diagram.showLegend),
             drawnNodes: drawn, hiddenNodes: inScope - drawn)
     }
 

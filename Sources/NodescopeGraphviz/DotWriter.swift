@@ -38,7 +38,12 @@ public enum DotWriter {
         out += "  graph [fontname=\"\(NodeLabel.fontName)\", fontsize=\(Int(titleSize)), labelloc=t, labeljust=l"
         if !diagram.title.isEmpty {
             // A plain label: Graphviz leaks the text of HTML-like labels.
-            out += ", label=\"\(LabelText.quoted(diagram.title))\""
+            // A subtitle goes on a line of its own (`\l` ends a left-justified line).
+            let label =
+                diagram.subtitle.isEmpty
+                ? LabelText.quoted(diagram.title)
+                : LabelText.quoted(diagram.title) + "\\l" + LabelText.quoted(diagram.subtitle) + "\\l"
+            out += ", label=\"\(label)\""
         }
         out += ", bgcolor=\"white\", pad=\"0.3\", nodesep=0.25, ranksep=0.5, ordering=out"
         out += ", outputorder=edgesfirst"

@@ -140,8 +140,11 @@ public struct LayoutChoice: Sendable, Equatable {
             total.height = max(total.height, legend.height)
         }
         if !diagram.title.isEmpty {
-            total.width = max(total.width, LabelText.estimatedWidth(of: diagram.title, bold: false) * DotWriter.titleSize)
-            total.height += DotWriter.titleSize * 1.2 + 8
+            let lines = diagram.subtitle.isEmpty ? [diagram.title] : [diagram.title, diagram.subtitle]
+            for line in lines {
+                total.width = max(total.width, LabelText.estimatedWidth(of: line, bold: false) * DotWriter.titleSize)
+            }
+            total.height += (DotWriter.titleSize * 1.2) * Double(lines.count) + 8
         }
         return (total.width + 2 * DotWriter.padding, total.height + 2 * DotWriter.padding)
     }

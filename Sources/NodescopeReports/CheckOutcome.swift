@@ -63,7 +63,7 @@ public struct CheckOutcome: Sendable {
     public var failure: Failure? {
         if !termination.succeeded { return .command }
         if collectorFailure != nil { return .collector }
-        if baselineOutput == nil, !failingGroups.isEmpty { return .leaks }
+        if baselineOutput == nil, !failingGroups.isEmpty || report.exitFlushCutsFail { return .leaks }
         return nil
     }
 
@@ -93,9 +93,11 @@ public struct CheckOutcome: Sendable {
 
     /// `nodescope check: 2 new leaks (1 known, 1 stale baseline entry) — failing`.
     public var verdictLine: String {
-        let failing = failingGroups.count
+        let failing = failingGroups.count + (report.exitFlushCutsFail ? report.exitFlushCuts.reduce(0) { $0 + $1.count } : 0)
         let known = groups.filter(\.isKnown).count
-        let unverified = groups.filter { $0.verdict == .unverified && !$0.isKnown && !strict }.count
+        let unverified =
+            groups.filter { $0.verdict == .unverified && !$0.isKnown && !strict }.count
+            + (strict ? 0 : report.exitFlushCuts.reduce(0) { $0 + $1.count })
         let late = groups.filter { $0.verdict == .lateRelease && !$0.isKnown }.count
         let globals = report.uncountedGlobalGroups.count
         var notes: [String] = []
@@ -109,7 +111,7 @@ public struct CheckOutcome: Sendable {
             line += Vocabulary.count(
                 failing, strict ? "new leak or unverified node" : "new leak", strict ? "new leaks or unverified nodes" : "new leaks")
         } else {
-            line += groups.isEmpty ? "no leaks" : "no new leaks"
+            line += report.isEmpty ? "no leaks" : "no new leaks"
         }
         if !notes.isEmpty { line += " (" + notes.joined(separator: ", ") + ")" }
         switch failure {

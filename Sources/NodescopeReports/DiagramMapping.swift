@@ -22,7 +22,10 @@ public enum DiagramMapping {
                 note: note(for: node, record: records[node.id], full: fullRetainerPaths.contains(node.id)),
                 tooltip: tooltip(for: node, record: records[node.id]))
         }
-        return Diagram(title: "\(view.processName) [pid \(view.pid)] at \(stamp.string(from: date))", nodes: nodes)
+        // The process's counts, in the words of `ps` and `tree` (of the nodes drawn when the view
+        // carries none).
+        let counts = Vocabulary.nodeCounts(view.counts ?? NodeCounts(nodes: view.nodes))
+        return Diagram(title: "\(view.processName) [pid \(view.pid)] at \(stamp.string(from: date))", subtitle: counts, nodes: nodes)
     }
 
     /// `role: TypeName`, with repeated roles of one type counted: `worker: SyncWorker ×2`. The

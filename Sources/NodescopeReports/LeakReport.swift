@@ -6,8 +6,15 @@ import NodescopeCollector
 public struct LeakReport: Sendable {
     /// The host processes the report covers.
     public var processes: [ProcessSummary]
-    /// The leaks, grouped by verdict and fingerprint (see ``LeakGroup/groups(of:baseline:)``).
+    /// The leaks, grouped by verdict and fingerprint (see ``LeakGroup/groups(of:baseline:)``),
+    /// except the unverified nodes of processes whose exit flush was cut: those are
+    /// ``exitFlushCuts``.
     public var groups: [LeakGroup]
+    /// Per process whose exit flush was cut, how many of its nodes that left unverified: one
+    /// entry each, not one per node.
+    public var exitFlushCuts: [ExitFlushCut]
+    /// Where the nodes of every record stand (the verdicts; nothing is attached in a report).
+    public var counts: NodeCounts
     /// Baseline entries that matched no leak.
     public var staleEntries: [Baseline.Entry]
     /// The baseline file, if one was given.
@@ -32,7 +39,11 @@ public struct LeakReport: Sendable {
         strict: Bool = false, countGlobals: Bool = false, graceNanos: UInt64? = nil
     ) {
         self.processes = processes
-        self.groups = LeakGroup.groups(of: leaks, baseline: baseline)
+        let (kept, cuts) = ExitFlushCut.split(leaks, processes: processes)
+        let cutSessions = Set(cuts.filter { $0.cause == .exitFlushCut }.map(\.session))
+        self.counts = NodeCounts(records: leaks, flushCut: { cutSessions.contains($0) })
+        self.exitFlushCuts = cuts
+        self.groups = LeakGroup.groups(of: kept, baseline: baseline)
         let used = Set(groups.compactMap { $0.baselineEntry?.number })
         self.staleEntries = baseline?.entries.filter { !used.contains($0.number) } ?? []
         self.baselineFile = baselineFile
@@ -57,22 +68,21 @@ public struct LeakReport: Sendable {
     /// The groups that fail a gate: new leaks, and new unverified nodes when strict.
     public var failingGroups: [LeakGroup] { groups.filter { $0.fails(strict: strict, countGlobals: countGlobals) } }
 
+    /// Whether cut exit flushes fail the gate: their nodes are unverified, which fails only
+    /// when strict.
+    public var exitFlushCutsFail: Bool { strict && !exitFlushCuts.isEmpty }
+
+    /// Whether the report has nothing to say: no group and no cut exit flush.
+    public var isEmpty: Bool { groups.isEmpty && exitFlushCuts.isEmpty }
+
     /// The leak groups held only by globals that are not counted as leaks.
     public var uncountedGlobalGroups: [LeakGroup] { groups.filter { $0.isUncountedGlobal(countGlobals: countGlobals) } }
 
     /// `2 leaked, 0 unverified, 1 released late`: nodes, every occurrence counted, known ones
-    /// included; then `, 1 retained by a global` when leaks held only by globals are not counted
+    /// included (``Vocabulary/verdictCounts(_:countGlobals:)`` of ``counts``, the numbers `ps`
+    /// shows); then `, 1 retained by a global` when leaks held only by globals are not counted
     /// (they are left out of `leaked`).
-    public var countsLine: String {
-        func nodes(_ groups: [LeakGroup]) -> Int { groups.reduce(0) { $0 + $1.records.count } }
-        let globals = uncountedGlobalGroups
-        let leaked = nodes(groups.filter { $0.verdict == .leaked }) - nodes(globals)
-        var line =
-            "\(leaked) leaked, \(nodes(groups.filter { $0.verdict == .unverified })) unverified, "
-            + "\(nodes(groups.filter { $0.verdict == .lateRelease })) released late"
-        if !globals.isEmpty { line += ", " + Vocabulary.count(nodes(globals), "retained by a global", "retained by globals") }
-        return line
-    }
+    public var countsLine: String { Vocabulary.verdictCounts(counts, countGlobals: countGlobals) }
 }
 
 /// What a written report is about: a `check` run, or what a collector holds now (`leaks`), with

@@ -155,10 +155,15 @@ public enum RetainerText {
         return text
     }
 
-    /// A holder's name with what its kind adds: `AppFlowImp (attached node)`.
+    /// A holder's name with what its kind adds: `AppFlowImp (attached node)`; for a node's
+    /// object whose node the collector knew, the node by its path and occurrence:
+    /// `SettingsSyncWorker (attached node AppFlow › LoggedInFlow#2 › SettingsFlow)`.
     private static func holderName(_ hop: RetainerPath.Hop) -> String {
         let name = VisibleText.escaped(hop.holder)
         guard let word = Vocabulary.word(hop.holderKind), word != hop.holder else { return name }
+        if let path = hop.holderNodePath, !path.isEmpty {
+            return "\(name) (\(word) \(path.map(VisibleText.escaped).joined(separator: " › ")))"
+        }
         return "\(name) (\(word))"
     }
 

@@ -5,7 +5,11 @@ import NodescopeCollector
 ///
 /// Node ids differ from run to run, so nodes are matched by their path: the display names
 /// from the root down, each with its position among the siblings of the same name
-/// (`AppFlow/LoggedInFlow/FeedFlow`, `…/FeedItemFlow#2` for the third of that name).
+/// (`AppFlow/LoggedInFlow/FeedFlow`, `…/FeedItemFlow#2` for the third of that name). Attached
+/// siblings are numbered first, in attach order, and those no longer attached (released
+/// parents of leaked nodes, detached and leaked nodes) after them: so after a re-login the
+/// new `LoggedInFlow` is matched with the old one, and the first login's leaked remains
+/// appear on their own, under `LoggedInFlow#1`.
 public struct TreeDiff: Sendable, Equatable, Codable {
     /// One node on one side.
     public struct Entry: Sendable, Equatable, Codable {
@@ -92,19 +96,17 @@ public struct TreeDiff: Sendable, Equatable, Codable {
         var pathOf: [UInt64: String] = [:]
         // The path of each node's nearest listed ancestor-or-self.
         var anchorOf: [UInt64: String] = [:]
-        var seen: [String: Int] = [:]
+        let occurrence = occurrences(in: view)
         var ignored = Set<UInt64>()
         var result: [Located] = []
-        for node in view.nodes {
+        for (position, node) in view.nodes.enumerated() {
             let parentPath = node.parent.flatMap { pathOf[$0] }
             if let parent = node.parent, ignored.contains(parent) {
                 ignored.insert(node.id)
                 continue
             }
             let base = (parentPath.map { $0 + "/" } ?? "") + node.displayName
-            let count = seen[base, default: 0]
-            seen[base] = count + 1
-            let path = count == 0 ? base : "\(base)#\(count)"
+            let path = NameOccurrence.suffixed(base, occurrence[position])
             pathOf[node.id] = path
             let anchor = node.parent.flatMap { anchorOf[$0] }
             // A placeholder stands for a released parent of a leaked node: part of paths only.
@@ -124,12 +126,24 @@ public struct TreeDiff: Sendable, Equatable, Codable {
         return result
     }
 
+    /// Each node's position among its siblings of the same display name
+    /// (``NameOccurrence``: attached ones first, in the view's order, then the others).
+    static func occurrences(in view: TreeView) -> [Int] {
+        struct Key: Hashable {
+            var parent: UInt64?
+            var name: String
+        }
+        return NameOccurrence.numbers(
+            keys: view.nodes.map { Key(parent: $0.parent, name: $0.displayName) },
+            attached: view.nodes.map { $0.status.isAttached && !$0.isPlaceholder })
+    }
+
     /// The difference as lines: `+ PATH (kind)`, `- PATH (kind)`, `~ PATH  state: a → b`, then a
     /// summary line.
     public func text() -> String {
         var lines: [String] = []
-        for entry in removed { lines.append("- \(VisibleText.escaped(entry.path))  (\(VisibleText.escaped(entry.kind)))") }
-        for entry in added { lines.append("+ \(VisibleText.escaped(entry.path))  (\(VisibleText.escaped(entry.kind)))") }
+        for entry in removed { lines.append("- \(VisibleText.escaped(entry.path))  \(entry.label)") }
+        for entry in added { lines.append("+ \(VisibleText.escaped(entry.path))  \(entry.label)") }
         for change in changed {
             let fields = change.fields.map { "\($0.name): \(VisibleText.escaped($0.from)) → \(VisibleText.escaped($0.to))" }
             lines.append("~ \(VisibleText.escaped(change.path))  " + fields.joined(separator: "; "))
@@ -139,5 +153,21 @@ public struct TreeDiff: Sendable, Equatable, Codable {
                 ? "the trees are the same"
                 : "\(added.count) added, \(removed.count) removed, \(changed.count) changed")
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension TreeDiff.Entry {
+    /// `(kind)` for an attached node, `(kind, state)` for one that is not attached any more.
+    var label: String {
+        let kind = VisibleText.escaped(kind)
+        guard let state = NodeStatus(rawValue: status), !state.isAttached else { return "(\(kind))" }
+        let word =
+            switch state {
+            case .leaked: Vocabulary.phrase(.leaked)
+            case .lateRelease: Vocabulary.phrase(.lateRelease)
+            case .unverified: Vocabulary.phrase(.unverified)
+            default: "detached"
+            }
+        return "(\(kind), \(word))"
     }
 }

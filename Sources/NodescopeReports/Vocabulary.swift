@@ -42,6 +42,14 @@ public enum Vocabulary {
         }
     }
 
+    /// When a leak was flagged, after its detach: `1.0 s after detach`, or, for one flagged
+    /// before its grace ran out (settled at its process's normal exit from what holds it),
+    /// `at its process's exit, 126 ms after detach (within the grace: nothing holding it lets go)`.
+    public static func flagged(delayNanos: UInt64, graceNanos: UInt64?) -> String {
+        guard let graceNanos, delayNanos < graceNanos else { return "\(duration(delayNanos)) after detach" }
+        return "at its process's exit, \(duration(delayNanos)) after detach (within the grace: nothing holding it lets go)"
+    }
+
     /// A node state's mark and words, as `tree` and `attach` show them: `● active`, `✖ LEAKED`.
     public static func mark(_ status: NodeStatus) -> String {
         switch status {
@@ -135,6 +143,43 @@ public enum Vocabulary {
 
     /// What a path cut short means, when the host says nothing more.
     public static let cutShort = "the analysis ran out of its bound: this is the shortest path found so far"
+
+    // MARK: Counts
+
+    /// The verdict counts, as every view and report ends them: `1 leaked, 2 unverified, 0
+    /// released late`, then `, 1 retained by a global` when some leaked node is held only by
+    /// globals (counted apart from `leaked`). With `countGlobals`, those are counted as leaked.
+    public static func verdictCounts(_ counts: NodeCounts, countGlobals: Bool = false) -> String {
+        let globals = countGlobals ? 0 : counts.retainedByGlobal
+        var line =
+            "\(counts.leaked + (countGlobals ? counts.retainedByGlobal : 0)) leaked, \(counts.unverified) unverified, "
+            + "\(counts.releasedLate) released late"
+        if globals > 0 { line += ", " + count(globals, "retained by a global", "retained by globals") }
+        return line
+    }
+
+    /// A process's counts, as `ps`, `tree`, `attach` and the web view show them: `5 attached,
+    /// 1 leaked, 2 unverified, 0 released late`, with `, 3 awaiting release` when some are.
+    public static func nodeCounts(_ counts: NodeCounts) -> String {
+        var line = "\(counts.attached) attached, " + verdictCounts(counts)
+        if counts.awaitingRelease > 0 { line += ", \(counts.awaitingRelease) awaiting release" }
+        return line
+    }
+
+    /// What a cut exit flush means, for a process with `count` unverified nodes: once per
+    /// process, instead of one entry per node.
+    public static func exitFlushCut(_ count: Int) -> String {
+        "\(count == 1 ? "1 node is" : "\(count) nodes are") unverified: the process's exit flush ran out of time "
+            + "before everything it had queued was written (raise NODESCOPE_EXIT_FLUSH=SECONDS, or run it under "
+            + "`nodescope check`, which holds the exit)"
+    }
+
+    /// What many unverified nodes of a process that ended without a goodbye mean.
+    public static func endedAbnormallyWithPending(_ count: Int) -> String {
+        "\(count == 1 ? "1 node is" : "\(count) nodes are") unverified: the process ended without a goodbye while "
+            + "they awaited release (it crashed or was killed, or its exit flush could not reach a busy collector in "
+            + "time: run it under `nodescope check`, which holds the exit, or raise NODESCOPE_EXIT_FLUSH=SECONDS)"
+    }
 
     /// `1 occurrence`, `2 occurrences`.
     public static func count(_ value: Int, _ singular: String, _ plural: String) -> String {

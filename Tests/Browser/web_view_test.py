@@ -7,6 +7,7 @@ Usage: web_view_test.py BUILD_DIR [--screenshots DIR] [--recording-only]
 (--recording-only: only the checks of `nodescope ui --from`, to iterate on them)
 """
 import json
+import re
 import os
 import signal
 import subprocess
@@ -26,6 +27,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 BUILD = os.path.abspath(sys.argv[1])
+OPTIONS = None  # the Chromium options of the main driver, for a second window
 SHOTS = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
 passed, failed = 0, 0
 children = []
@@ -91,6 +93,24 @@ def row_paths(driver):
 def nodescope_json(*args):
     return json.loads(subprocess.run([os.path.join(BUILD, "nodescope"), *args], capture_output=True, text=True,
                                      timeout=60, check=True).stdout)
+
+
+def count_words(counts, attached=True):
+    """A process's counts as `ps`, `tree` and the page write them (Vocabulary.nodeCounts)."""
+    line = f"{counts['attached']} attached, " if attached else ""
+    line += f"{counts['leaked']} leaked, {counts['unverified']} unverified, {counts['releasedLate']} released late"
+    globals_ = counts["retainedByGlobal"]
+    if globals_:
+        line += f", {globals_} retained by {'a global' if globals_ == 1 else 'globals'}"
+    if attached and counts["awaitingRelease"]:
+        line += f", {counts['awaitingRelease']} awaiting release"
+    return line
+
+
+def ps_counts(scratch, pid):
+    """The counts `nodescope ps --json` gives the process."""
+    listed = nodescope_json("ps", "--json", "--socket", os.path.join(scratch, "c.sock"))
+    return next((p["counts"] for p in listed if p["pid"] == pid), None)
 
 
 def page_tree(driver):
@@ -215,7 +235,7 @@ def recording_checks(driver, scratch):
     # The end: the leak panel lists what `leaks --from FILE --at end` lists.
     driver.get(base + "/?at=end")
     until(lambda: settled(driver))
-    leaks = nodescope_json("leaks", "--from", recording, "--at", "end", "--format", "json")
+    leaks = nodescope_json("leaks", "--from", recording, "--at", "end", "--format", "json")["leaks"]
     expected = [str(leak["nodeID"]) for leak in leaks]
     listed = until(lambda: (lambda shown: shown if shown == expected else None)(
         [li.get_attribute("data-node") for li in driver.find_elements(By.CSS_SELECTOR, "#leak-list li[data-node]")]), 10)
@@ -236,6 +256,8 @@ def main():
     options = Options()
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"]:
         options.add_argument(argument)
+    global OPTIONS
+    OPTIONS = options
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(30)
     try:
@@ -264,6 +286,7 @@ def main():
         empty = until(lambda: driver.find_element(By.ID, "no-process").is_displayed())
         check("with nothing connected the page says what to run",
               empty and "sample-nodes" in driver.find_element(By.ID, "start-line").text)
+        check("a live page shows no recording player", not driver.find_element(By.ID, "timeline").is_displayed())
 
         # A host with a leak: the tree, the leak panel, the retain path.
         first = host(scratch, "--leak", "retain-cycle", "--hold", "120")
@@ -285,6 +308,20 @@ def main():
         check("clicking a leak reveals its node", selected == "AppFlow/LoggedInFlow/ProfileFlow", str(selected))
         check("the node's details list its objects",
               "ProfileContextImp" in driver.find_element(By.ID, "detail-body").text)
+        details = driver.find_element(By.ID, "detail-body").text
+        check("the node's details show its attach site", re.search(r"attached at LoggedInNode\.swift:\d+", details) is not None, details)
+        check("the node's details show real times since the process started",
+              re.search(r"attached [0-9.]+ (ms|s) after the process started", details) is not None
+              and "attached 0.0 s" not in details and "detached 0.0 s" not in details, details)
+
+        # The counts are those of `ps`, in the same words (the leak panel: those of `leaks`).
+        def same_counts():
+            counts = ps_counts(scratch, first.pid)
+            item = driver.find_element(By.CSS_SELECTOR, f"#process-list li[data-pid='{first.pid}'] .counts").text
+            header = driver.find_element(By.ID, "leak-count").text
+            return counts and item.startswith(count_words(counts)) and header == f"({count_words(counts, False)})"
+        check("the process list and the leak panel count as `ps` does", until(same_counts, 10),
+              driver.find_element(By.ID, "process-list").text + " | " + driver.find_element(By.ID, "leak-count").text)
 
         # Collapse a node: the user's choice survives live changes.
         target = next(r for r in rows(driver) if r.get_attribute("data-path") == "AppFlow/LoggedInFlow")
@@ -295,6 +332,17 @@ def main():
         second = host(scratch, "--hold", "120")
         check("a second process appears in the list", until(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#process-list li")) == 2))
         check("the collapsed node stays collapsed", len(rows(driver)) == collapsed, f"{len(rows(driver))} != {collapsed}")
+
+        # The printed address with `?process=PID` appended opens on that process.
+        other = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=OPTIONS)
+        try:
+            other.get(url + "?process=" + str(second.pid))
+            landed = until(lambda: other.current_url == base + "/?process=" + str(second.pid), 10)
+            chosen = until(lambda: other.find_elements(By.CSS_SELECTOR, f"#process-list li.selected[data-pid='{second.pid}']"), 15)
+            check("the printed address with ?process=PID appended opens on that process", landed and chosen,
+                  other.current_url + " " + other.page_source[:200])
+        finally:
+            other.quit()
 
         # Search filters to matches and their ancestors.
         search = driver.find_element(By.ID, "search")
@@ -312,6 +360,15 @@ def main():
         drawn = until(lambda: driver.execute_script(
             "const i=document.getElementById('diagram'); return i.complete && i.naturalWidth > 0"), 20)
         check("the diagram tab shows the rendered SVG", drawn)
+        fits = until(lambda: driver.execute_script(
+            "const i=document.getElementById('diagram'), v=document.getElementById('diagram-view');"
+            "return i.getBoundingClientRect().right <= v.getBoundingClientRect().right + 1"), 10)
+        check("the diagram is fitted to the pane, its legend in view", fits)
+        before = driver.execute_script("return document.getElementById('diagram').clientWidth")
+        driver.find_element(By.ID, "zoom-in").click()
+        zoomed = until(lambda: driver.execute_script("return document.getElementById('diagram').clientWidth") > before, 5)
+        check("the diagram zooms in", zoomed, driver.find_element(By.ID, "zoom-level").text)
+        driver.find_element(By.ID, "zoom-fit").click()
         check("the SVG download is served as an attachment", request(base + "/api/diagram?process=" + str(first.pid)
               + "&format=svg&download=1", cookie) == 200)
         driver.find_element(By.ID, "tab-tree").click()

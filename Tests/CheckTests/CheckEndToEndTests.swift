@@ -30,7 +30,7 @@ struct CheckEndToEndTests {
     private let leakFingerprint = String(
         format: "%016llx",
         LeakFingerprint.fnv1a64(
-            "Root/Leak|context,worker|context=holder:test_host.leakedContexts:[],worker=holder:test_host.leakedContexts:[]"
+            "Root/Leak|context,worker|context=test_host.leakedContexts:[],worker=test_host.leakedContexts:[]"
                 .utf8))
 
     // MARK: 1. A sample with and without an injected leak

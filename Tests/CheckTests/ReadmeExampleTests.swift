@@ -57,6 +57,6 @@ struct ReadmeExampleTests {
         #expect(output.contains("✘ Test closingTheProfileReleasesItsNode() recorded an issue"), "\(output)")
         #expect(output.contains("ProfileFlow: still alive after 1000 ms: context ProfileContext"), "\(output)")
         #expect(output.contains("✘ Test openingAndClosingTheProfileLeaksNothing() recorded an issue"), "\(output)")
-        #expect(output.contains("ProfileContext still alive"), "\(output)")
+        #expect(output.contains("ProfileContextImp still alive"), "\(output)")
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import NodesTesting
 import Testing
 
-private final class PlainContext: AbstractContext<AnyCancellable> {}
-private final class PlainWorker: AbstractWorker<AnyCancellable> {}
+private final class PlainContext: AbstractContext<CancellationToken> {}
+private final class PlainWorker: AbstractWorker<CancellationToken> {}
 private final class PlainFlow: AbstractFlow<PlainContext, HeadlessViewController> {
     let name: String
     init(_ name: String) {
@@ -32,7 +32,7 @@ private final class Keeper: @unchecked Sendable {
 /// NodesTesting's release expectations, in process: weak references polled in real time.
 @Suite struct ReleaseExpectationTests {
     /// A started root flow in a private tracking scope.
-    private func root(in scope: TrackingScope) -> PlainFlow {
+    @MainActor private func root(in scope: TrackingScope) -> PlainFlow {
         scope.run {
             let root = PlainFlow("Root")
             root._start()
@@ -40,7 +40,7 @@ private final class Keeper: @unchecked Sendable {
         }
     }
 
-    @Test func aDetachedNodeIsReleased() async {
+    @MainActor @Test func aDetachedNodeIsReleased() async {
         let scope = TrackingScope()
         let root = root(in: scope)
         let verdict = await expectReleased(named: "Child") {
@@ -56,7 +56,7 @@ private final class Keeper: @unchecked Sendable {
         #expect(verdict.description.hasPrefix("Child: released (2 objects, within "))
     }
 
-    @Test func aNodeWhoseContextIsKeptIsNotAndTheVerdictSaysWhatLives() async {
+    @MainActor @Test func aNodeWhoseContextIsKeptIsNotAndTheVerdictSaysWhatLives() async {
         let scope = TrackingScope()
         let root = root(in: scope)
         let keeper = Keeper()
@@ -76,7 +76,7 @@ private final class Keeper: @unchecked Sendable {
         _ = keeper
     }
 
-    @Test func expectNodeReleasedWatchesTheFlowItsContextWorkersAndView() async {
+    @MainActor @Test func expectNodeReleasedWatchesTheFlowItsContextWorkersAndView() async {
         let scope = TrackingScope()
         let root = root(in: scope)
         let child = scope.run { PlainFlow("Child") }
@@ -90,7 +90,7 @@ private final class Keeper: @unchecked Sendable {
         #expect(verdict.name == "Child")
     }
 
-    @Test func expectNodeReleasedNamesTheObjectsOfAnUntrackedLeakingNode() async {
+    @MainActor @Test func expectNodeReleasedNamesTheObjectsOfAnUntrackedLeakingNode() async {
         // No tracking scope: the roles come from where the objects were found.
         let keeper = Keeper()
         let flow = PlainFlow("Untracked")

@@ -2,7 +2,7 @@ import Foundation
 import NodesTesting
 import Testing
 
-private final class ScopedContext: AbstractContext<AnyCancellable> {}
+private final class ScopedContext: AbstractContext<CancellationToken> {}
 private final class ScopedFlow: AbstractFlow<ScopedContext, HeadlessViewController> {
     let name: String
     init(_ name: String) {
@@ -22,7 +22,7 @@ private final class Holder: @unchecked Sendable {
 
 /// Every documented helper of NodesTesting, on a leak and on a clean case, wherever the flows
 /// were built: no helper may pass a leak silently.
-@Suite struct TestingHelpersTests {
+@MainActor @Suite struct TestingHelpersTests {
     // MARK: TrackingScope
 
     @Test func aScopeCatchesALeakOfFlowsBuiltOutsideIt() throws {

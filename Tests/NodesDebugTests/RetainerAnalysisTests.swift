@@ -125,6 +125,30 @@ struct RetainerAnalysisTests {
         #expect(frame.hops.first?.holderKind == .stack)
     }
 
+    /// Issue 31 review, point 1: a cycle that a live thread's local reaches is no cycle that
+    /// nothing reaches (the thread may still let it go): the path starts at the stack, which
+    /// proves no leak at exit.
+    @Test func aCycleAThreadStillHoldsIsNotACycle() throws {
+        let thread = StackHolderThread {
+            let front = CycleFront()
+            let back = CycleBack()
+            front.back = back
+            back.front = front
+            return front
+        }
+        thread.start()
+        defer { thread.stop() }
+        let payload = thread.waitForPayload()
+        let back = try #require(thread.others.withLock { $0 }.first)
+        let frames = analysis().explain(
+            [RetainerAnalysis.Target(nodeID: 9, objectIndex: 0, address: payload.address, typeName: payload.typeName)],
+            attached: [], detached: [RetainerAnalysis.NodeObject(nodeID: 9, address: back)])
+        let frame = try #require(frames.first)
+        #expect(frame.verdict != .cycle, "\(frame)")
+        #expect(frame.verdict == .stack, "\(frame)")
+        #expect(frame.hops.first?.holderKind == .stack)
+    }
+
     @Test func anObjectNothingElseHoldsIsUnknown() throws {
         let object = UnheldBuffer.make()
         let frames = analysis().explain([RetainerAnalysis.Target(object, nodeID: 7, objectIndex: 0)], attached: [], detached: [])

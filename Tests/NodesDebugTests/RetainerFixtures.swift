@@ -75,6 +75,15 @@ final class StackHolderThread: @unchecked Sendable {
     /// The thread blocks reading this pipe (so that its stack pointer is known) until `stop`.
     private var gate: [Int32] = [-1, -1]
     private var thread = pthread_t()
+    /// Makes the object the thread keeps in its local.
+    private let make: @Sendable () -> AnyObject
+    /// The other objects the thread's object keeps, once made (their addresses).
+    let others = Mutex<[ObfuscatedAddress]>([])
+
+    /// A thread that keeps what `make` returns (a ``StackPayload`` by default).
+    init(make: @escaping @Sendable () -> AnyObject = { StackPayload() }) {
+        self.make = make
+    }
 
     /// Starts the thread.
     func start() {
@@ -113,7 +122,8 @@ final class StackHolderThread: @unchecked Sendable {
             _ = write(name, "stack-holder", 12)
             close(name)
         }
-        let payload = StackPayload()
+        let payload = make()
+        if let front = payload as? CycleFront, let back = front.back { others.withLock { $0 = [ObfuscatedAddress(back)] } }
         published.withLock { $0 = (ObfuscatedAddress(payload), String(describing: type(of: payload))) }
         withExtendedLifetime(payload) {
             var byte: UInt8 = 0

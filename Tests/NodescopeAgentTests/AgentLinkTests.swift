@@ -261,7 +261,32 @@ struct AgentLinkTests {
         let exit = at(500 * ms)
         let simulation = exiting(holdsExit: false, detachedAt: exit - 10 * ms, releasedAt: nil, exit: exit)
         let goodbye = try #require(simulation.goodbye)
-        #expect(goodbye.reason == .normalExit && goodbye.time - exit < 2 * ms)
+        // No hold: only the settlement's analysis of the node awaiting release comes between.
+        #expect(goodbye.reason == .normalExit && goodbye.time - exit < 2 * ms + simulation.explainDuration)
+    }
+
+    @Test func anUnheldExitExplainsTheNodesAwaitingReleaseAfterItsDrainAndThenSaysGoodbye() throws {
+        let exit = at(500 * ms)
+        let simulation = exiting(holdsExit: false, detachedAt: exit - 10 * ms, releasedAt: nil, exit: exit)
+        let goodbye = try #require(simulation.goodbye)
+        #expect(goodbye.reason == .normalExit)
+        // Within its grace, so only the settlement explains it: after the drain, bounded by what
+        // is left of the flush (1 s by default), and its frames go out with the goodbye.
+        let settle = try #require(simulation.trace.first { if case .settleLeaks = $0.action { true } else { false } })
+        guard case .settleLeaks(let detachedBy, let bound) = settle.action else { return }
+        #expect(detachedBy >= exit - 10 * ms)
+        #expect(bound > 0 && bound <= second)
+        #expect(simulation.explanations.map(\.nodes) == [[0]])
+        #expect(simulation.protocolViolations == [])
+        // Once per exit.
+        #expect(simulation.trace.filter { if case .settleLeaks = $0.action { true } else { false } }.count == 1)
+    }
+
+    @Test func anExitWithNothingAwaitingReleaseSettlesNothing() throws {
+        let exit = at(500 * ms)
+        let simulation = exiting(holdsExit: false, detachedAt: exit - 10 * ms, releasedAt: exit - 5 * ms, exit: exit)
+        #expect(simulation.goodbye?.reason == .normalExit)
+        #expect(!simulation.trace.contains { if case .settleLeaks = $0.action { true } else { false } })
     }
 
     @Test func aFlushThatCompletesVouchesForTheExitAndSaysNormalExit() throws {

@@ -14,6 +14,8 @@ struct LinkSimulation {
     struct AppEvent {
         var at: UInt64
         var isDetach: Bool
+        /// The node detached (by index of detach), for a detach.
+        var node: Int?
     }
 
     /// A node detached at `detachedAt` whose objects are released at `releasedAt` (nil: never).
@@ -22,6 +24,29 @@ struct LinkSimulation {
         var releasedAt: UInt64?
         /// When its holders were explained, if they were.
         var explainedAt: UInt64?
+        /// The sequence of its detach, once it happened.
+        var sequence: UInt64?
+    }
+
+    /// What the writer put on a connection, in the order it encoded it, as the protocol's
+    /// ordering rules see it (docs/PROTOCOL.md, sections 5 to 7).
+    enum WireFrame: Equatable {
+        /// The hello.
+        case hello
+        /// The answer accepted the hello: the connection speaks `version`.
+        case accepted(version: UInt16)
+        /// A snapshot (after a `dropped` marker when `dropped`) reflecting events up to `sequence`.
+        case snapshot(sequence: UInt64, dropped: Bool)
+        /// Deltas with these sequences.
+        case events([UInt64])
+        /// A heartbeat.
+        case heartbeat
+        /// `retainers` frames about these nodes (by index of detach).
+        case retainers(nodes: [Int])
+        /// The `explained` frame that ends an answer to the collector's request.
+        case explained
+        /// The goodbye.
+        case goodbye(GoodbyeReason)
     }
 
     private(set) var link: AgentLink
@@ -66,6 +91,13 @@ struct LinkSimulation {
     private(set) var heartbeats: [(time: UInt64, vouched: UInt64)] = []
     /// The goodbye said, and when.
     private(set) var goodbye: (reason: GoodbyeReason, time: UInt64)?
+    /// Whether frames encoded before the goodbye were not all written when it was asked for:
+    /// the goodbye then goes out in one final send behind them.
+    private(set) var unsentAtGoodbye = false
+    /// Whether the goodbye was lost: the final send that carried it, behind frames not written
+    /// yet, was taken in part (a write begun in ``partialWritesDuring``, or ``writeOutcome``
+    /// partial), so the collector got a frame cut short and no goodbye (an abnormal end).
+    private(set) var goodbyeLost = false
     /// When the writer finished.
     private(set) var finishedAt: UInt64?
     /// The explanations performed: when, and the nodes (by index of detach) each explained.
@@ -76,6 +108,8 @@ struct LinkSimulation {
     private(set) var answers: [(time: UInt64, frame: ExplainFrame)] = []
     /// When each write that took everything happened.
     private(set) var completeWrites: [UInt64] = []
+    /// What each connection carried, in order (one entry per hello written).
+    private(set) var connections: [[WireFrame]] = []
 
     // MARK: Internals
 
@@ -90,6 +124,8 @@ struct LinkSimulation {
     private var next: AgentLink.Action?
     private var stopFed = false
     private var exitFed = false
+    /// Whether frames were encoded that no write has taken in full since.
+    private var unsent = false
 
     /// A simulation of an agent whose socket is `socketPath`, named explicitly unless `mode` says.
     init(
@@ -103,7 +139,7 @@ struct LinkSimulation {
 
     /// The app detaches a node at `at`; its objects are released at `releasedAt` (nil: never).
     mutating func detach(at: UInt64, releasedAt: UInt64?) {
-        appEvents.append(AppEvent(at: at, isDetach: true))
+        appEvents.append(AppEvent(at: at, isDetach: true, node: nodes.count))
         nodes.append(DetachedNode(detachedAt: at, releasedAt: releasedAt))
         if let releasedAt { appEvents.append(AppEvent(at: releasedAt, isDetach: false)) }
     }
@@ -148,6 +184,7 @@ struct LinkSimulation {
         while let index = appEvents.indices.min(by: { appEvents[$0].at < appEvents[$1].at }), appEvents[index].at <= now {
             let event = appEvents.remove(at: index)
             sequence += 1
+            if let node = event.node { nodes[node].sequence = sequence }
             if connected { queue.append((sequence, event)) }
         }
     }
@@ -180,6 +217,7 @@ struct LinkSimulation {
             return link.connectFinished(connectOutcome, now: now)
         case .sendHello:
             helloSentAt = now
+            connections.append([.hello])
             return link.helloSent(complete: true, now: now)
         case .awaitAnswer(let wait):
             if let request = feedRequest() { return request }
@@ -192,6 +230,7 @@ struct LinkSimulation {
             return link.answerRead(answer, now: now)
         case .announceConnected:
             connected = true
+            put(.accepted(version: link.stream.protocolVersion))
         case .pollReleases:
             return link.releasesPolled(horizon: now, oldestUnexplained: oldestUnexplained, now: now)
         case .takeEvents:
@@ -199,15 +238,18 @@ struct LinkSimulation {
             queue = []
             defer { dropsAtNextTake = 0 }
             return link.eventsTaken(dropped: dropsAtNextTake, now: now)
-        case .sendSnapshot:
+        case .sendSnapshot(let dropped):
+            put(.snapshot(sequence: sequence, dropped: dropped > 0))
             return link.snapshotSent(sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(), now: now)
         case .sendEvents(let after):
             let sent = batch.filter { $0.sequence > after }
             batch = []
             let latestDetach = sent.filter(\.event.isDetach).map(\.event.at).max()
+            if !sent.isEmpty { put(.events(sent.map(\.sequence))) }
             return link.eventsSent(through: sent.last?.sequence ?? after, latestDetach: latestDetach, now: now)
         case .sendHeartbeat(let vouched):
             heartbeats.append((now, vouched))
+            put(.heartbeat)
         case .write(let wait, _):
             if failingWrites > 0 {
                 failingWrites -= 1
@@ -215,7 +257,10 @@ struct LinkSimulation {
             }
             let outcome = partialWritesDuring?.contains(now) == true ? .partly : writeOutcome
             if outcome == .partly { now += UInt64(wait) * Self.millisecond }
-            if outcome == .all { completeWrites.append(now) }
+            if outcome == .all {
+                completeWrites.append(now)
+                unsent = false
+            }
             return link.wrote(outcome, now: now)
         case .readIncoming:
             let arrived = requests.filter { $0.at <= now }.map(\.frame)
@@ -224,23 +269,29 @@ struct LinkSimulation {
         case .answer(let request):
             now += explainDuration
             answers.append((now, request))
+            put(.explained)
             return link.requestAnswered(now: now)
         case .inspectTracker:
             return link.trackerInspected(
                 sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(),
                 oldestUnexplained: oldestUnexplained, now: now)
-        case .explainLeaks(let detachedBy):
+        case .explainLeaks(let detachedBy), .settleLeaks(let detachedBy, _):
             // The tracker takes every unexplained node awaiting release detached by then.
             let taken = nodes.indices.filter { index in
                 let node = nodes[index]
                 return node.explainedAt == nil && node.detachedAt <= detachedBy && (node.releasedAt.map { $0 > now } ?? true)
             }
             for index in taken { nodes[index].explainedAt = now }
+            if !taken.isEmpty { put(.retainers(nodes: taken)) }
             explanations.append((now, taken))
             now += explainDuration
             return link.leaksExplained(oldestUnexplained: oldestUnexplained, now: now)
         case .sayGoodbye(let reason, _):
             goodbye = (reason, now)
+            unsentAtGoodbye = unsent
+            let finalSendPartial = partialWritesDuring?.contains(now) == true || writeOutcome == .partly
+            goodbyeLost = unsent && finalSendPartial
+            put(.goodbye(reason))
             disconnect()
         case .close(let line):
             if let line { logs.append(line) }
@@ -253,6 +304,16 @@ struct LinkSimulation {
         now += 10_000
         link.writerBehind = writerBehindDuring?.contains(now) ?? false
         return link.tick(now: now)
+    }
+
+    /// Notes what the writer encoded on the current connection.
+    private mutating func put(_ frame: WireFrame) {
+        guard !connections.isEmpty else { return }
+        switch frame {
+        case .hello, .accepted, .goodbye: break
+        default: unsent = true
+        }
+        connections[connections.count - 1].append(frame)
     }
 
     private mutating func disconnect() {
@@ -271,6 +332,69 @@ struct LinkSimulation {
             return link.exitRequested(now: now)
         }
         return nil
+    }
+}
+
+extension LinkSimulation {
+    /// What broke the protocol's ordering rules on each connection the writer opened, in words
+    /// (empty when every stream was correct): the hello first and alone until the answer; the
+    /// snapshot before any `retainers`; deltas strictly after the snapshot's sequence, rising;
+    /// `retainers` only about nodes the stream has shown and only in version 2; nothing after
+    /// the goodbye.
+    var protocolViolations: [String] {
+        var found: [String] = []
+        for (number, frames) in connections.enumerated() {
+            func note(_ text: String) { found.append("connection \(number + 1): \(text)") }
+            guard frames.first == .hello else {
+                note("does not open with a hello")
+                continue
+            }
+            var version: UInt16?
+            var snapshotSeen = false
+            var covered: UInt64 = 0
+            var lastSequence: UInt64 = 0
+            var ended = false
+            for frame in frames.dropFirst() {
+                if ended { note("\(frame) after the goodbye") }
+                switch frame {
+                case .hello:
+                    note("a second hello")
+                case .accepted(let accepted):
+                    if version != nil { note("accepted twice") }
+                    version = accepted
+                case _ where version == nil:
+                    note("\(frame) before the answer to the hello")
+                case .snapshot(let sequence, _):
+                    if sequence < covered { note("a snapshot at \(sequence) after events up to \(covered)") }
+                    snapshotSeen = true
+                    covered = sequence
+                    lastSequence = sequence
+                case .events(let sequences):
+                    for sequence in sequences {
+                        if sequence <= lastSequence { note("delta \(sequence) after \(lastSequence)") }
+                        lastSequence = max(lastSequence, sequence)
+                    }
+                    covered = max(covered, lastSequence)
+                case .heartbeat:
+                    break
+                case .retainers(let indices):
+                    if version ?? 1 < 2 { note("retainers on a connection of version 1") }
+                    if !snapshotSeen { note("retainers before the snapshot") }
+                    for index in indices {
+                        guard let sequence = nodes[index].sequence, sequence <= covered else {
+                            note("retainers name node \(index), which the stream has not shown")
+                            continue
+                        }
+                    }
+                case .explained:
+                    if version ?? 1 < 2 { note("explained on a connection of version 1") }
+                    if !snapshotSeen { note("explained before the snapshot") }
+                case .goodbye:
+                    ended = true
+                }
+            }
+        }
+        return found
     }
 }
 

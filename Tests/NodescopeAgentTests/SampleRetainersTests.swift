@@ -61,7 +61,7 @@ struct SampleRetainersTests {
         expect(
             try retainerLines(leak: "subscription"), verdict: "holder",
             containing: [
-                "AppComponent .sharedInstances[\"feedState\"] -> MutableState<FeedState> .observers[0] * -> closure context capture"
+                "AppComponent .sharedInstances[\"feedState\"] -> ObservableState<FeedState> .observers[0] * -> closure context capture"
             ])
     }
 
@@ -75,7 +75,7 @@ struct SampleRetainersTests {
         let ribs = try retainerLines("sample-ribs", leak: "retain-cycle")
         expect(
             ribs.filter { $0.hasPrefix("cycle") }, verdict: "cycle",
-            containing: ["RequestInteractor .profileStream -> ReplayStream<RiderProfile> .observers[", "closure context capture *"])
+            containing: ["RequestInteractor .profileStream -> ReplayStream<RiderProfile> .observers[", "] * -> closure context capture"])
         // The interactor's presenter is on no cycle: the interactor's cycle keeps it.
         expect(
             ribs.filter { !$0.hasPrefix("cycle") }, verdict: "holder",
@@ -83,7 +83,7 @@ struct SampleRetainersTests {
         let viper = try retainerLines("sample-viper", leak: "retain-cycle")
         expect(
             viper.filter { $0.hasPrefix("cycle") }, verdict: "cycle",
-            containing: ["ProfileEditPresenter .strongView", "ProfileEditViewController .presenter"])
+            containing: ["ProfileEditPresenter .strongView *", "ProfileEditViewController .presenter"])
         expect(
             viper.filter { !$0.hasPrefix("cycle") }, verdict: "holder",
             containing: ["(held by a retain cycle through ProfileEditPresenter)"])
@@ -92,6 +92,6 @@ struct SampleRetainersTests {
             containing: ["WordDetailsViewModel .onChange *", "WordDetailsViewController .viewModel"])
         expect(
             try retainerLines("sample-modules", leak: "retain-cycle"), verdict: "cycle",
-            containing: [".events -> EventStream .handlers[0] -> closure context capture *"])
+            containing: [".events -> EventStream .handlers[0] * -> closure context capture"])
     }
 }

@@ -85,11 +85,11 @@ struct FingerprintTests {
     @Test func theSuspectHopJoinsTheCanonicalText() {
         let text = LeakFingerprint.canonicalText(
             path: ["AppFlow", "ProfileFlow"], aliveObjects: [Self.context], retainers: [Self.held("Session", ".listeners[3]")])
-        #expect(text == "AppFlow/ProfileFlow|context|context=holder:Session:.listeners[]")
+        #expect(text == "AppFlow/ProfileFlow|context|context=Session:.listeners[]")
         // Without a suspect, the first hop names the path.
         let rooted = LeakFingerprint.canonicalText(
             path: ["A"], aliveObjects: [Self.context], retainers: [Self.held("Session", ".listeners[3]", suspect: false)])
-        #expect(rooted == "A|context|context=holder:AppFlowImp:.component")
+        #expect(rooted == "A|context|context=AppFlowImp:.component")
     }
 
     @Test func twoHoldersGroupApartAndIndicesKeysAndAddressesDoNot() {
@@ -102,7 +102,8 @@ struct FingerprintTests {
         #expect(print(Self.held("a block at 0x7f00aa", "+24")) == print(Self.held("a block at 0x5500bc", "+24")))
         #expect(listeners != print(Self.held("Session", ".observers[3]")))
         #expect(listeners != print(Self.held("Analytics", ".listeners[3]")))
-        #expect(listeners != print(Self.held("Session", ".listeners[3]", verdict: .cycle)))
+        // The verdict is no part of it: live a path from an attached holder, at exit a cycle.
+        #expect(listeners == print(Self.held("Session", ".listeners[3]", verdict: .cycle)))
         #expect(listeners != LeakFingerprint.fingerprint(path: ["AppFlow", "ProfileFlow"], aliveRoles: ["context"]))
     }
 

@@ -208,7 +208,12 @@ struct RandomModelTests {
             #expect(actual == expected, "seed \(seed), \(label): tree differs")
             #expect(actualLeaks == expectedLeaks, "seed \(seed), \(label): leaks differ")
             let openLeaks = model.records.filter { $0.verdict != .lateRelease }.count
-            #expect(collector.summary(session)?.leaks == openLeaks, "seed \(seed), \(label): leak count differs")
+            let counts = collector.summary(session)?.counts
+            #expect(
+                counts.map { $0.leaked + $0.retainedByGlobal + $0.unverified } == openLeaks,
+                "seed \(seed), \(label): leak count differs")
+            #expect(
+                counts?.releasedLate == model.records.count - openLeaks, "seed \(seed), \(label): late release count differs")
             return actual == expected && actualLeaks == expectedLeaks
         }
 

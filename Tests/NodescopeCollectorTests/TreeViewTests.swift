@@ -105,7 +105,8 @@ struct TreeViewTests {
         let list = host.collector.processes()
         #expect(list.map(\.session) == [other, host.session])
         #expect(list[1].liveNodes == 5)
-        #expect(list[1].leaks == 1)
+        #expect(list[1].leaks == 0)
+        #expect(list[1].counts == NodeCounts(attached: 5, unverified: 1))
         #expect(list[1].isConnected == false)
         #expect(list[0].isConnected)
     }

@@ -83,7 +83,7 @@ struct DaemonEndToEndTests {
         // The leak is flagged once the grace (1 s) has run out, within 100 ms of it.
         Thread.sleep(forTimeInterval: 1.3)
         let leaksJSON = try nodescope(["leaks", pid, "--format", "json", "--socket", socket])
-        let leaks = try JSONDecoder().decode([LeakRecord].self, from: Data(leaksJSON.output.utf8))
+        let leaks = try JSONDecoder().decode(LeaksJSON.self, from: Data(leaksJSON.output.utf8)).leaks
         let leak = try #require(leaks.first { $0.path.last == "Leaky" })
         #expect(leak.verdict == .leaked)
         #expect(leak.path == ["Root", "Leaky"])
@@ -127,7 +127,8 @@ struct DaemonEndToEndTests {
         let after = canonical(try treeView(pid, socket: socket))
         #expect(after == before)
         let leaks = try JSONDecoder().decode(
-            [LeakRecord].self, from: Data(try nodescope(["leaks", pid, "--format", "json", "--socket", socket]).output.utf8))
+            LeaksJSON.self, from: Data(try nodescope(["leaks", pid, "--format", "json", "--socket", socket]).output.utf8)
+        ).leaks
         #expect(leaks.map(\.verdict) == [.leaked], "the new daemon judges the ghost from its original detach time")
     }
 
@@ -136,7 +137,7 @@ struct DaemonEndToEndTests {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             let output = try nodescope(["leaks", pid, "--format", "json", "--socket", socket]).output
-            let leaks = try JSONDecoder().decode([LeakRecord].self, from: Data(output.utf8))
+            let leaks = try JSONDecoder().decode(LeaksJSON.self, from: Data(output.utf8)).leaks
             if !leaks.isEmpty, leaks.allSatisfy({ !$0.retainers.isEmpty }) || Date() > deadline { return leaks }
             Thread.sleep(forTimeInterval: 0.2)
         }
@@ -183,9 +184,9 @@ struct DaemonEndToEndTests {
         // Nothing was flagged: the grace has two minutes to go.
         #expect(
             try JSONDecoder().decode(
-                [LeakRecord].self,
+                LeaksJSON.self,
                 from: Data(try nodescope(["leaks", pid, "--format", "json", "--socket", socket, "--wait", "0"]).output.utf8)
-            ).isEmpty)
+            ).leaks.isEmpty)
 
         // JSON carries the same path as data.
         let json = try nodescope(["why", pid, "Root/Leaky", "--json", "--socket", socket], seconds: 60)

@@ -106,6 +106,7 @@ import FoundationXML
               flagged:     1.0 s after detach
               fingerprint: \(Self.globalLeak.fingerprint)  (1 occurrence)
 
+            2 leaked, 0 unverified, 0 released late, 1 retained by a global
             nodescope check: 2 new leaks (1 retained by a global) — failing
 
             """
@@ -237,7 +238,7 @@ import FoundationXML
             """
         #expect(json.contains(expectedRetainers), "\(json)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        #expect(object["schemaVersion"] as? Int == 3)
+        #expect(object["schemaVersion"] as? Int == 4)
         #expect(object["countGlobals"] as? Bool == false)
         let summary = try #require(object["summary"] as? [String: Any])
         #expect(summary["newLeaks"] as? Int == 1)
@@ -294,7 +295,7 @@ import FoundationXML
             logical.map { $0["fullyQualifiedName"] as? String } == [
                 "AppFlowImp.component", "AppComponent.shared[\"session\"]", "Session.listeners[3]", "closure context (capture)",
             ])
-        #expect(logical.map { $0["kind"] as? String } == ["member", "member", "member", "object"])
+        #expect(logical.map { $0["kind"] as? String } == ["member", "element", "element", "object"])
         #expect(logical.map { $0["name"] as? String } == ["component", "shared[\"session\"]", "listeners[3]", "closure context"])
         let third = try #require((related[2]["message"] as? [String: Any])?["text"] as? String)
         #expect(
@@ -304,6 +305,19 @@ import FoundationXML
         #expect((global["logicalLocations"] as? [[String: Any]])?.first?["kind"] as? String == "variable")
         #expect((results[1]["properties"] as? [String: Any])?["retainedByGlobal"] as? Bool == true)
         try Self.validate(sarif, against: Self.sarifSchema)
+    }
+
+    @Test func aSARIFHopIntoACollectionIsAnElementAndAFieldAMember() {
+        func kind(_ kind: RetainerPath.HolderKind, _ holder: String, _ reference: String) -> [String] {
+            let location = ReportSARIF.logicalLocation(of: .init(holderKind: kind, holder: holder, reference: reference))
+            return [location.name, location.qualified, location.kind]
+        }
+        #expect(kind(.object, "Session", ".listeners[3]") == ["listeners[3]", "Session.listeners[3]", "element"])
+        #expect(kind(.object, "Store", ".items[\"a\"]") == ["items[\"a\"]", "Store.items[\"a\"]", "element"])
+        #expect(kind(.collection, "Array<AnyObject>", "[2]") == ["[2]", "Array<AnyObject>[2]", "element"])
+        #expect(kind(.object, "Session", ".session") == ["session", "Session.session", "member"])
+        #expect(kind(.closureContext, "closure context", "capture") == ["closure context", "closure context (capture)", "object"])
+        #expect(kind(.global, "main.app", "") == ["main.app", "main.app", "variable"])
     }
 
     // MARK: Diagrams

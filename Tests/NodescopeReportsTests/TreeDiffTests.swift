@@ -44,3 +44,38 @@ struct TreeDiffTests {
         #expect(TreeDiff.compare(first, second, ignoring: ["App/Item*"]).isEmpty)
     }
 }
+
+@Suite("TreeDiff: a re-login")
+struct TreeDiffReloginTests {
+    /// One login (App › Login › Feed, Profile) against the tree after a re-login whose first
+    /// login left its Profile leaked under the released Login: the new login is the old one's
+    /// match, and only the leaked remains are new.
+    @Test func theNewLoginMatchesTheOldAndOnlyTheLeakedRemainsAreAdded() {
+        let first = TreeDiffTests.view([
+            TreeDiffTests.node(1, nil, "App"), TreeDiffTests.node(2, 1, "Login"), TreeDiffTests.node(3, 2, "Feed"),
+            TreeDiffTests.node(4, 2, "Profile"),
+        ])
+        var released = TreeDiffTests.node(2, 1, "Login", .detached)
+        released.isPlaceholder = true
+        let second = TreeDiffTests.view([
+            TreeDiffTests.node(1, nil, "App"), released, TreeDiffTests.node(4, 2, "Profile", .leaked),
+            TreeDiffTests.node(12, 1, "Login"), TreeDiffTests.node(13, 12, "Feed"), TreeDiffTests.node(14, 12, "Profile"),
+        ])
+        let diff = TreeDiff.compare(first, second)
+        #expect(diff.removed.isEmpty)
+        #expect(diff.changed.isEmpty)
+        #expect(diff.added.map(\.path) == ["App/Login#1/Profile"])
+        #expect(diff.text() == "+ App/Login#1/Profile  (Flow, leaked)\n1 added, 0 removed, 0 changed\n")
+        // And back: the leaked remains are what is gone.
+        #expect(TreeDiff.compare(second, first).text() == "- App/Login#1/Profile  (Flow, leaked)\n0 added, 1 removed, 0 changed\n")
+    }
+
+    @Test func twoLiveSiblingsOfOneNameKeepTheirOrder() {
+        let first = TreeDiffTests.view([
+            TreeDiffTests.node(1, nil, "App"), TreeDiffTests.node(2, 1, "Item"), TreeDiffTests.node(3, 1, "Item", .leaked),
+            TreeDiffTests.node(4, 1, "Item"),
+        ])
+        let paths = TreeDiff.compare(first, TreeDiffTests.view([])).removed.map(\.path)
+        #expect(paths == ["App", "App/Item", "App/Item#2", "App/Item#1"])
+    }
+}

@@ -86,6 +86,12 @@ struct TreeJSONTests {
         }
         return TreeView(
             session: SessionID(rawValue: random.next()), pid: UInt32(random.next() >> 32), processName: word(), nodes: nodes,
-            truncatedChildren: random.chance(50) ? [UInt64(random.below(100)): random.below(1000)] : [:])
+            truncatedChildren: random.chance(50) ? [UInt64(random.below(100)): random.below(1000)] : [:],
+            counts: maybe {
+                NodeCounts(
+                    attached: random.below(1000), awaitingRelease: random.below(9), leaked: random.below(9),
+                    retainedByGlobal: random.below(9), unverified: random.below(9), exitFlushCut: random.below(9),
+                    releasedLate: random.below(9))
+            })
     }
 }

@@ -73,7 +73,7 @@ extension SamplesTests {
                 leakedNode: "2 Module ProductModule detached [module]", leakLine: 2,
                 leakPath: ["HomeModule", "ProductArrayModule", "ProductModule"], leakKind: "Module",
                 leakRoles: ["module"], chainRole: "module",
-                chain: "cycle: ProductModule .events -> EventStream .handlers[0] -> closure context capture * -> closure context capture"),
+                chain: "cycle: ProductModule .events -> EventStream .handlers[0] * -> closure context capture -> closure context capture"),
         ]
 
         @Test(arguments: expectations.map(\.sample))

@@ -44,7 +44,7 @@ extension SamplesTests {
                 kind: "subscription", path: ["AppFlow", "LoggedInFlow", "FeedFlow", "DetailFlow"], roles: ["context"],
                 role: "context",
                 chain:
-                    "holder: FeedContextImp .state -> MutableState<FeedState> .observers[0] * -> closure context capture"),
+                    "holder: FeedContextImp .state -> ObservableState<FeedState> .observers[0] * -> closure context capture"),
             LeakCase(
                 kind: "view", path: ["AppFlow", "LoggedInFlow", "FeedFlow", "DetailFlow", "ShareFlow"], roles: ["view"],
                 role: "view", chain: "holder: \(component)[\"analytics\"] -> Analytics .pendingScreens[0] *"),

@@ -50,6 +50,12 @@ extension AgentLink {
         /// and not explained yet (a retainer analysis), and encode one retainers frame per
         /// object; report with ``leaksExplained(oldestUnexplained:now:)``.
         case explainLeaks(detachedBy: UInt64)
+        /// At a normal exit, once everything queued is encoded: explain what holds the alive
+        /// objects of every node detached at or before `detachedBy` and not explained yet,
+        /// whatever its grace (so that the collector can settle the verdicts a retain cycle or
+        /// a global decides), within `boundNanos`; report with
+        /// ``leaksExplained(oldestUnexplained:now:)``.
+        case settleLeaks(detachedBy: UInt64, boundNanos: UInt64)
         /// Explain what holds the alive objects of the nodes the collector asked about (a
         /// retainer analysis, whatever their grace), encode one retainers frame per object and
         /// the `explained` frame that ends the answer; report with ``requestAnswered(now:)``.

@@ -90,6 +90,8 @@ extension AgentLink {
         /// The detach time of the earliest detached node with an object alive whose holders
         /// have not been explained, as last read from the tracker.
         var oldestUnexplained: UInt64?
+        /// Whether the exit's drain explained the nodes still awaiting release (once per exit).
+        var settledAtExit = false
         /// The collector's requests to explain nodes, not answered yet, oldest first (at most
         /// ``AgentLink/maxQueuedRequests``: the collector keeps one open per host).
         var requests: [ExplainFrame] = []
@@ -98,10 +100,27 @@ extension AgentLink {
         var gracePending: Bool { vouchedUntil < gracesEndBy }
 
         /// Whether a node's grace has run out with an object alive and its holders unexplained,
-        /// on a connection that carries explanations (version 2).
+        /// on a connection that carries explanations (version 2), and its detach is on the
+        /// stream: a `retainers` frame names only a node that the stream has shown detached (after
+        /// the snapshot, and not while a stalled socket holds the deltas back).
         func explanationDue(now: UInt64) -> Bool {
-            guard protocolVersion >= 2, let oldest = oldestUnexplained else { return false }
-            return oldest &+ graceNanos <= now
+            guard protocolVersion >= 2, !needsSnapshot, let oldest = oldestUnexplained else { return false }
+            return oldest <= explainedDetachesBy(now: now)
+        }
+
+        /// The latest detach whose node may be explained at `now`: its grace has run out, and
+        /// the stream has been vouched for past it (so its detach was encoded before).
+        func explainedDetachesBy(now: UInt64) -> UInt64 {
+            min(now >= graceNanos ? now - graceNanos : 0, vouchedUntil)
+        }
+
+        /// Whether, at the end of an exit's drain, nodes still await release whose holders are
+        /// unexplained and whose detach the stream has shown (version 2): the exit settlement.
+        var settlementDue: Bool {
+            guard protocolVersion >= 2, !needsSnapshot, !settledAtExit, let oldest = oldestUnexplained else {
+                return false
+            }
+            return oldest <= vouchedUntil
         }
 
         /// Whether a heartbeat is due at `now`.

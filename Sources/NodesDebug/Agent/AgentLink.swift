@@ -31,8 +31,9 @@ import NodescopeWire
 /// - At a normal exit it holds, when the collector asked, while a node detached within the
 ///   grace still has an object alive (one grace at most), then drains: rounds with a heartbeat
 ///   each until everything up to the exit's sequence is written, bounded by
-///   ``AgentSettings/exitFlushBound(holdExit:)``, and says goodbye `normalExit`, or
-///   `flushIncomplete` when the bound cut it.
+///   ``AgentSettings/exitFlushBound(holdExit:)``; then explains the nodes still awaiting
+///   release (the exit settlement) and writes on until nothing is unsent, and says goodbye
+///   `normalExit`, or `flushIncomplete` when the bound cut it.
 ///
 /// No input crashes it: an input that does not fit the phase is answered as a ``tick(now:)``.
 struct AgentLink {
@@ -321,7 +322,10 @@ struct AgentLink {
         guard isConnected, stream.step == .explaining else { return tick(now: now) }
         stream.oldestUnexplained = oldestUnexplained
         stream.step = .between
-        // A round writes the frames (unless a stop or an exit comes first).
+        // A round writes the frames (unless a stop or an exit comes first). The exit's
+        // settlement too: its drain goes on writing until nothing is unsent, and only then says
+        // goodbye `normalExit` (or `flushIncomplete` at the flush's deadline), so that the
+        // goodbye never follows a frame that the socket took in part.
         return continueRound(now: now)
     }
 
@@ -341,7 +345,7 @@ struct AgentLink {
             }
             return tick(now: now)
         case .streaming:
-            guard stream.step == .between else { return tick(now: now) }
+            guard stream.step == .between, !stream.needsSnapshot else { return tick(now: now) }
             return beginExit(now: now)
         case .holding, .draining, .closing, .done:
             return tick(now: now)
@@ -477,7 +481,17 @@ struct AgentLink {
                 by: now &+ explainAllowance &+ settings.exitFlushBound(holdExit: stream.holdsExit)
                     &+ Self.goodbyeNanos(Self.exitGoodbyeMilliseconds))
         }
-        return .explainLeaks(detachedBy: now >= stream.graceNanos ? now - stream.graceNanos : 0)
+        return .explainLeaks(detachedBy: stream.explainedDetachesBy(now: now))
+    }
+
+    /// A normal exit has written everything it queued: the nodes still awaiting release are
+    /// explained within what is left of the flush, so that the collector can settle the
+    /// verdicts that their holders decide (a retain cycle: leaked; a global: retained by a
+    /// global) instead of leaving them unverified.
+    private mutating func settle(now: UInt64, deadline: UInt64) -> Action {
+        stream.settledAtExit = true
+        stream.step = .explaining
+        return .settleLeaks(detachedBy: stream.vouchedUntil, boundNanos: deadline - now)
     }
 
     /// The last words: a stopped agent waits a little longer for the socket than an exit does.
@@ -498,7 +512,9 @@ struct AgentLink {
                 }
             } else if stopRequested {
                 return sayGoodbye(.agentDisabled)
-            } else if exitAt != nil, phase == .streaming {
+            } else if exitAt != nil, phase == .streaming, !stream.needsSnapshot {
+                // An exit that came before the connection's snapshot (a hello answered late)
+                // waits for one round: the snapshot goes out before anything about its nodes.
                 return beginExit(now: now)
             }
             return startRound(now: now)
@@ -522,7 +538,10 @@ struct AgentLink {
         case .inspecting:
             return .inspectTracker
         case .explaining:
-            return .explainLeaks(detachedBy: now >= stream.graceNanos ? now - stream.graceNanos : 0)
+            if case .draining(_, let deadline) = phase, stream.settledAtExit {
+                return .settleLeaks(detachedBy: stream.vouchedUntil, boundNanos: deadline > now ? deadline - now : 0)
+            }
+            return .explainLeaks(detachedBy: stream.explainedDetachesBy(now: now))
         case .answering(let request):
             return .answer(request)
         }
@@ -575,6 +594,7 @@ struct AgentLink {
         switch phase {
         case .draining(let target, let deadline):
             if stream.lastSequence >= target, !stream.unsentBytes {
+                if stream.settlementDue, now < deadline { return settle(now: now, deadline: deadline) }
                 return sayGoodbye(.normalExit)
             }
             if now >= deadline { return sayGoodbye(.flushIncomplete) }
@@ -585,7 +605,7 @@ struct AgentLink {
             return .inspectTracker
         case .streaming, .disconnected, .connecting, .handshaking, .closing, .done:
             if stopRequested { return sayGoodbye(.agentDisabled) }
-            if exitAt != nil { return beginExit(now: now) }
+            if exitAt != nil, !stream.needsSnapshot { return beginExit(now: now) }
             if stream.explanationDue(now: now) { return beginExplaining(now: now) }
             if !stream.requests.isEmpty {
                 let request = stream.requests.removeFirst()

@@ -167,6 +167,8 @@ struct AgentWriter {
                 oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())
         case .explainLeaks(let detachedBy):
             return explainLeaks(detachedBy: detachedBy)
+        case .settleLeaks(let detachedBy, let bound):
+            return explainLeaks(detachedBy: detachedBy, boundNanos: bound)
         case .answer(let request):
             return answer(request)
         case .sayGoodbye(let reason, let wait):
@@ -253,8 +255,8 @@ struct AgentWriter {
 
     /// Explains what holds the alive objects of the nodes whose grace ran out (on this thread:
     /// its own stack is left out of the analysis), one retainers frame per object.
-    private mutating func explainLeaks(detachedBy: UInt64) -> AgentLink.Action {
-        let frames = tracker.explainLeaks(detachedBy: detachedBy, with: analysis)
+    private mutating func explainLeaks(detachedBy: UInt64, boundNanos: UInt64? = nil) -> AgentLink.Action {
+        let frames = tracker.explainLeaks(detachedBy: detachedBy, with: analysis, boundNanos: boundNanos)
         for frame in frames { connection?.encode(.retainers(frame)) }
         explained.keep(frames)
         return link.leaksExplained(oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())

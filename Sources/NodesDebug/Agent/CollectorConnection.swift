@@ -90,11 +90,33 @@ struct CollectorConnection {
         }
     }
 
-    /// Writes what is left and one final message, waiting a little for the socket to take it.
+    /// Writes the rest of the frame being written, then one final message, waiting a little for
+    /// the socket to take them.
+    ///
+    /// Whole frames still queued behind it are given up: the link says its goodbye with frames
+    /// unsent only when the exit flush's bound has run out (`flushIncomplete`, which tells the
+    /// collector so) or the agent stops. Sending them too would, with a collector slow to read,
+    /// cut the stream in the middle of a frame and lose the goodbye, and with it every verdict
+    /// of the process (an abnormal end) instead of the nodes the flush could not send.
     mutating func sayFinally(_ message: WireMessage, waitMilliseconds: Int32) {
-        var bytes = Array(outgoing[sentOffset...])
+        let end = Self.endOfFrame(at: sentOffset, in: outgoing)
+        var bytes = Array(outgoing[sentOffset..<end])
         encoder.encode(message, into: &bytes)
         _ = socket.send(bytes, from: 0, timeoutMilliseconds: waitMilliseconds)
+    }
+
+    /// Where the frame that `offset` falls in ends, in `bytes` (frames laid end to end from
+    /// the start, each a u32 little-endian length and that many bytes); `offset` itself when it
+    /// is a frame's start (nothing of that frame was written).
+    static func endOfFrame(at offset: Int, in bytes: [UInt8]) -> Int {
+        var start = 0
+        while start < offset {
+            guard start + WireLimits.frameHeaderBytes <= bytes.count else { return bytes.count }
+            let length =
+                Int(bytes[start]) | Int(bytes[start + 1]) << 8 | Int(bytes[start + 2]) << 16 | Int(bytes[start + 3]) << 24
+            start += 4 + length
+        }
+        return min(start, bytes.count)
     }
 
     /// Closes the socket.

@@ -68,11 +68,16 @@ public final class RetainerAnalysis {
         public var nodeID: UInt64
         /// Where the object is.
         public var address: ObfuscatedAddress
+        /// Its role in the node (`presenter`, `view`), when known: a reference from one role to
+        /// another that the role owns is never the suspect of a cycle
+        /// (``RetainerAnalysis/ownedRoles``).
+        public var role: String?
 
         /// An object of node `nodeID` at `address`.
-        public init(nodeID: UInt64, address: ObfuscatedAddress) {
+        public init(nodeID: UInt64, address: ObfuscatedAddress, role: String? = nil) {
             self.nodeID = nodeID
             self.address = address
+            self.role = role
         }
 
         /// `object`, of node `nodeID` (the object itself is not kept).
@@ -149,8 +154,11 @@ public final class RetainerAnalysis {
     ///     suspect hop is the reference that enters it).
     ///   - countingAgainstBudget: whether the targets count against the process's budget
     ///     (``Limits/objectsPerProcess``); an analysis the collector asked for does not.
+    ///   - boundNanos: a tighter bound on this call's time than the limits give (an exit's
+    ///     flush has this much left), or nil.
     public func explain(
-        _ targets: [Target], attached: [NodeObject], detached: [NodeObject], countingAgainstBudget: Bool = true
+        _ targets: [Target], attached: [NodeObject], detached: [NodeObject], countingAgainstBudget: Bool = true,
+        boundNanos: UInt64? = nil
     ) -> [RetainersFrame] {
         let start = clock()
         guard !targets.isEmpty else { return [] }
@@ -174,7 +182,7 @@ public final class RetainerAnalysis {
         if !batch.isEmpty {
             // The work stops at four fifths of the bound: releasing a large copy takes the rest.
             let perObjects = max(limits.leastTimePerBatchNanos, limits.timePerObjectNanos &* UInt64(batch.count))
-            let bound = min(limits.timePerBatchNanos, perObjects)
+            let bound = min(limits.timePerBatchNanos, perObjects, boundNanos ?? .max)
             let deadline = start &+ bound / 5 * 4
             frames = Self.serial.withLock { _ in
                 analyze(batch, attached: attached, detached: detached, start: start, deadline: deadline)
@@ -239,9 +247,12 @@ public final class RetainerAnalysis {
             located[position] = block
         }
         var detachedObjects: [Int32: UInt64] = [:]
+        var roles: [Int32: String] = [:]
         for object in detached + targets.map({ NodeObject(nodeID: $0.nodeID, address: $0.address) }) {
             let block = index.block(at: object.address.address)
-            if block >= 0 { detachedObjects[block] = object.nodeID }
+            guard block >= 0 else { continue }
+            detachedObjects[block] = object.nodeID
+            if let role = object.role { roles[block] = role }
         }
         var roots: [(block: Int32, nodeID: UInt64)] = []
         roots.reserveCapacity(attached.count)
@@ -261,7 +272,18 @@ public final class RetainerAnalysis {
             if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
         }
         var cycleMembers: [Int32: Int] = [:]
-        if !rootedCutShort {
+        // The stacks and the tasks before the cycles: a cycle that a stack or a running task
+        // reaches is not a cycle that nothing reaches (the thread or the task may still let it
+        // go), so its objects get the path from there, which proves no leak.
+        if !rootedCutShort, located.contains(where: { paths[$0.key] == nil }) {
+            search.enterTasks()
+            search.addWords { if case .stack = $0 { true } else { false } }
+            search.run()
+            for (position, block) in located where paths[position] == nil {
+                if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
+            }
+        }
+        if !rootedCutShort, !search.cutShort {
             for (position, block) in located.sorted(by: { $0.key < $1.key }) where paths[position] == nil {
                 guard let cycle = search.cycle(through: block) else { continue }
                 paths[position] = (cycle, true)
@@ -271,14 +293,6 @@ public final class RetainerAnalysis {
             // interactor in a cycle): reached from the objects on cycles.
             if !search.cutShort, !cycleMembers.isEmpty, located.contains(where: { paths[$0.key] == nil }) {
                 search.addCycleMembers(cycleMembers.keys.sorted())
-                search.run()
-                for (position, block) in located where paths[position] == nil {
-                    if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
-                }
-            }
-            if !search.cutShort, located.contains(where: { paths[$0.key] == nil }) {
-                search.enterTasks()
-                search.addWords { if case .stack = $0 { true } else { false } }
                 search.run()
                 for (position, block) in located where paths[position] == nil {
                     if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
@@ -300,7 +314,8 @@ public final class RetainerAnalysis {
                 hops = cycle + hops
             } else {
                 Self.markSuspect(
-                    &hops, referred: referred, closures: closures, isCycle: isCycle, isLeaking: namer.isDetachedNodeObject)
+                    &hops, referred: referred, closures: closures, isCycle: isCycle, isLeaking: namer.isDetachedNodeObject,
+                    role: { roles[$0] }, node: { detachedObjects[$0] }, targetNode: targets[position].nodeID)
             }
             named[position] = hops
             return hops
@@ -333,50 +348,130 @@ public final class RetainerAnalysis {
             } else if hops.count == 1, hops[0].holderKind == .stack {
                 verdict = .stack
             }
+            var cutShort = false
             if hops.count > RetainersFrame.maxHops {
-                note = "\(hops.count - RetainersFrame.maxHops) hops after the first left out"
-                hops = [hops[0]] + hops.suffix(RetainersFrame.maxHops - 1)
+                let all = hops.count
+                (hops, cutShort) = Self.truncated(hops, to: RetainersFrame.maxHops)
+                note = "\(all - hops.count) hops left out"
             }
-            return frame(for: target, verdict: verdict, note: note, hops: hops)
+            return frame(for: target, verdict: verdict, cutShort: cutShort, note: note, hops: hops)
         }
         #else
         return targets.map { frame(for: $0, verdict: .notAnalyzed, note: "not analyzed: not available on this platform") }
         #endif
     }
 
+    /// The roles that an object of each role owns within its node, in the architectures that
+    /// Nodescope knows: a reference along one of them is the architecture's normal ownership,
+    /// never the suspect of a cycle that has another reference. Nodes: a flow owns its context
+    /// and its view, a context its workers; VIPER: a view owns its presenter, a presenter its
+    /// interactor and router; RIBs: a router owns its interactor and view, an interactor its
+    /// presenter (a view); a coordinator or a module owns everything in its node.
+    static let ownedRoles: [String: Set<String>] = [
+        "flow": ["context", "view", "worker"],
+        "context": ["worker"],
+        "view": ["presenter"],
+        "presenter": ["interactor", "router"],
+        "router": ["interactor", "view"],
+        "interactor": ["presenter"],
+        "coordinator": ["flow", "context", "view", "presenter", "interactor", "router", "worker", "module"],
+        "module": ["view", "presenter", "interactor", "router", "worker"],
+    ]
+
     /// Marks the reference a developer most likely has to cut.
     ///
-    /// In a cycle: the first reference through a closure if there is one (a capture, or a stored
-    /// closure whose context is the object: `[weak self]` cuts it), else the reference back to
-    /// the object. On a path from a root: the reference that enters the
-    /// leaking set, moved back past what only carries it (closure contexts, unnamed memory, the
+    /// In a cycle, one suspect whichever of its objects the path starts from: among the
+    /// references from an object of another node to an object of the target's node (the
+    /// reference that enters the node, which a path from a root names while the other node is
+    /// attached: `ParentContext .child` for the child's node), else among the references through a closure (a capture, or a stored closure whose context is the
+    /// object: `[weak self]` cuts it), else among the references that are not the
+    /// architecture's normal ownership between two objects of a node (``ownedRoles``: the
+    /// back-reference, such as a presenter's strong `view`), those that lead to an object of a
+    /// node first (`Partner.context` rather than `CycleContext.partner`), else among all, the one whose
+    /// holder type and reference come first in byte order. On a path from a root: the reference that enters the
+    /// leaking set. Either is then moved back past what only carries it (closure contexts, unnamed memory, the
     /// items of an array or a set) to the field or element of the owner that keeps it
     /// (`Session .listeners[3]`, not the capture of the closure stored there; `Ticker .timers[0]`,
     /// not the block of the timer stored there).
     static func markSuspect(
-        _ hops: inout [RetainerHop], referred: [Int32], closures: [Bool], isCycle: Bool, isLeaking: (Int32) -> Bool
+        _ hops: inout [RetainerHop], referred: [Int32], closures: [Bool], isCycle: Bool, isLeaking: (Int32) -> Bool,
+        role: (Int32) -> String? = { _ in nil }, node: (Int32) -> UInt64? = { _ in nil }, targetNode: UInt64? = nil
     ) {
         guard !hops.isEmpty else { return }
         var suspect: Int
-        if isCycle {
+        if isCycle, referred.count == hops.count, closures.count == hops.count {
+            // Hop i's holder is what hop i - 1 refers to; the first hop's is the object itself.
+            func holder(_ position: Int) -> Int32 { position == 0 ? referred[hops.count - 1] : referred[position - 1] }
+            func isOwnership(_ position: Int) -> Bool {
+                guard let from = role(holder(position)), let to = role(referred[position]) else { return false }
+                return ownedRoles[from]?.contains(to) ?? false
+            }
+            // The reference that enters the target's node from another node's object: what a
+            // path from a root names while that other node is attached.
+            var candidates = hops.indices.filter { position in
+                guard let targetNode, node(referred[position]) == targetNode, let from = node(holder(position)) else {
+                    return false
+                }
+                return from != targetNode
+            }
+            if candidates.isEmpty { candidates = hops.indices.filter { closures[$0] } }
+            let others = hops.indices.filter { !isOwnership($0) }
+            // A reference back into the node (to one of its objects) before one out of it.
+            if candidates.isEmpty { candidates = others.filter { role(referred[$0]) != nil } }
+            if candidates.isEmpty { candidates = others }
+            if candidates.isEmpty { candidates = Array(hops.indices) }
+            func key(_ position: Int) -> String {
+                hops[position].holder + "\u{0}" + hops[position].reference
+            }
+            suspect = candidates.min { key($0).utf8.lexicographicallyPrecedes(key($1).utf8) } ?? hops.count - 1
+        } else if isCycle {
             suspect = closures.firstIndex(of: true) ?? hops.count - 1
         } else {
             suspect = referred.firstIndex(where: isLeaking) ?? hops.count - 1
-            while suspect > 0 {
-                switch hops[suspect].holderKind {
-                case .closureContext, .unknownMemory, .collection:
-                    suspect -= 1
-                    continue
-                case .object where Self.isItem(hops[suspect - 1].reference):
-                    suspect -= 1
-                    continue
-                default:
-                    break
-                }
+        }
+        // Back past what only carries the reference, in a cycle as on a path from a root, so
+        // that both name the same field of the same owner.
+        while suspect > 0 {
+            switch hops[suspect].holderKind {
+            case .closureContext, .unknownMemory, .collection:
+                suspect -= 1
+                continue
+            case .object where Self.isItem(hops[suspect - 1].reference):
+                suspect -= 1
+                continue
+            default:
                 break
             }
+            break
         }
         hops[suspect].isSuspect = true
+    }
+
+    /// `hops` cut to `count`: the first hop, the suspect and every hop that could still let go
+    /// (a stack, an async task or unknown memory, an attached node's object) are kept, and the
+    /// rest are filled from the end; the middle goes. `lostEvidence` tells that even so a hop
+    /// that could let go was left out: the path is then cut short, so that it never proves a
+    /// leak that the full path would not.
+    static func truncated(_ hops: [RetainerHop], to count: Int) -> (hops: [RetainerHop], lostEvidence: Bool) {
+        guard hops.count > count, count > 0 else { return (hops, false) }
+        func isEvidence(_ hop: RetainerHop) -> Bool {
+            switch hop.holderKind {
+            case .stack, .unknownMemory, .attachedNodeObject: true
+            default: false
+            }
+        }
+        var kept = Set([0])
+        if let suspect = hops.firstIndex(where: \.isSuspect) { kept.insert(suspect) }
+        var lostEvidence = false
+        for index in hops.indices where isEvidence(hops[index]) && !kept.contains(index) {
+            if kept.count < count { kept.insert(index) } else { lostEvidence = true }
+        }
+        var index = hops.count - 1
+        while kept.count < count, index > 0 {
+            kept.insert(index)
+            index -= 1
+        }
+        return (kept.sorted().map { hops[$0] }, lostEvidence)
     }
 
     /// Whether a reference is an element of an array or a set: what it leads to is an item (a

@@ -14,11 +14,12 @@ struct RetainerQuery {
         guard !nodes.isEmpty else { return }
         attached.reserveCapacity(registry.count * 4)
         registry.forEachAliveObject { id, isAttached, index, address, descriptor in
-            let object = RetainerAnalysis.NodeObject(nodeID: id, address: address)
+            var object = RetainerAnalysis.NodeObject(nodeID: id, address: address)
             guard !isAttached else {
                 attached.append(object)
                 return
             }
+            object.role = registry.roleName(ofDescriptor: descriptor)
             detached.append(object)
             if nodes.contains(NodeID(rawValue: id)) {
                 targets.append(

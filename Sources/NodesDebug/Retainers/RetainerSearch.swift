@@ -2,8 +2,9 @@
 /// once (so each object found gets a shortest path), and from an object back to itself.
 ///
 /// Roots are the objects of attached nodes (holders in their own right, where a path starts),
-/// the words of the images' data (globals), and then, only for what neither those nor a cycle
-/// explain, the words of the threads' stacks and the frames of async tasks: a stack keeps dead
+/// the words of the images' data (globals), and then, only for what those do not explain, the
+/// words of the threads' stacks and the frames of async tasks (before cycles are looked for, so
+/// that a cycle a stack or a task reaches is not taken for one that nothing reaches): a stack keeps dead
 /// copies of references that a finished call left behind (and a frame's slots, before they are
 /// set, what an earlier frame left there), so they are the weakest evidence and are heard last.
 final class RetainerSearch {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NodescopeCollector
 import NodescopeControl
+import NodescopeReports
 
 /// `nodescope attach PID|NAME`: the tree, then every change live, until the host goes away.
 struct AttachCommand: AsyncParsableCommand {
@@ -28,13 +29,25 @@ struct AttachCommand: AsyncParsableCommand {
         Terminal.endWhenReaderLeaves()
         try await access.run(waitingFor: process, live: true) { client in
             var mirror: TreeMirror?
+            var pid: UInt32?
+            var ended = false
             try await client.subscribe(process) { view in
                 Terminal.write(TreeText.render(view))
                 mirror = TreeMirror(view)
+                pid = view.pid
             } onChange: { change in
                 if let line = mirror?.apply(change, at: Date()) { Terminal.write(line + "\n") }
-                if case .sessionEnded = change { return false }
+                if case .sessionEnded = change {
+                    ended = true
+                    return false
+                }
                 return true
+            }
+            // The process's counts as it ended, as `ps` and `tree` give them.
+            if ended, let pid,
+                let counts = try? await client.request(.tree, argument: "\(pid)", depth: 1, as: TreeView.self).counts
+            {
+                Terminal.write("\(Vocabulary.nodeCounts(counts))\n")
             }
         }
     }

@@ -76,7 +76,7 @@ struct DiffCommand: AsyncParsableCommand {
             at = String(operand[operand.index(after: mark)...])
         }
         if FileManager.default.fileExists(atPath: file) {
-            if RecordingInput.isRecording(file) {
+            if try RecordingInput.isRecording(file) {
                 var options = ReplayOptions()
                 options.at = at
                 let instant: ReplayInstant
@@ -92,7 +92,8 @@ struct DiffCommand: AsyncParsableCommand {
                 return view
             }
             do {
-                return try JSONDecoder().decode(TreeView.self, from: Data(try InputFile.read(file)))
+                let bytes = try InputFile.read(file, bound: InputFile.Bound.treeJSON, what: "a tree in JSON")
+                return try TreeJSONReader.decode(bytes)
             } catch let error as CLIError {
                 throw error
             } catch {

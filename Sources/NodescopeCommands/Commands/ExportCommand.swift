@@ -114,7 +114,7 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         let view: TreeView
         var leaks: [LeakRecord] = []
-        if let from, RecordingInput.isRecording(from) {
+        if let from, try RecordingInput.isRecording(from) {
             let replayed = try RecordingInput.replay(from, at: try replay.instant())
             guard let replayedView = replayed.collector.tree(replayed.session) else {
                 throw CLIError("\(from) holds no process at that instant", exitCode: 1)
@@ -123,12 +123,12 @@ struct ExportCommand: AsyncParsableCommand {
             leaks = replayed.collector.leaks(replayed.session)
         } else if let from {
             if replay.at != nil { throw CLIError("--at needs a recording, and \(from) is not one (it is read as a tree in JSON)") }
-            let data = Data(try InputFile.read(from))
+            let data = try InputFile.read(from, bound: InputFile.Bound.treeJSON, what: "a tree in JSON")
             guard !data.isEmpty else {
                 throw CLIError("\(from) is empty, not a tree in JSON (as `nodescope export --format json` writes)")
             }
             do {
-                view = try JSONDecoder().decode(TreeView.self, from: data)
+                view = try TreeJSONReader.decode(data)
             } catch {
                 throw CLIError("\(from) is not a tree in JSON (as `nodescope export --format json` writes): \(error)")
             }
@@ -147,7 +147,12 @@ struct ExportCommand: AsyncParsableCommand {
         let drawing: DiagramRenderer.Drawing
         switch format {
         case .json:
-            drawing = DiagramRenderer.Drawing(text: Terminal.prettyJSON(view), drawnNodes: view.nodes.count, hiddenNodes: 0)
+            // Written as it is made (``TreeJSON``): the one format that needs no layout.
+            let writer = try OutputWriter(path: output)
+            TreeJSON.write(view) { writer.write(bytes: $0) }
+            writer.write("\n")
+            try writer.finish()
+            drawing = DiagramRenderer.Drawing(text: "", drawnNodes: view.nodes.count, hiddenNodes: 0)
         case .svg, .dot:
             if let root, view.node(atPath: root) == nil {
                 throw CLIError(
@@ -159,7 +164,7 @@ struct ExportCommand: AsyncParsableCommand {
                 siblingRunLimit: siblingRunLimit)
             drawing = try TreeDiagram.draw(view, leaks: leaks, format: format == .dot ? .dot : .svg, options: options)
         }
-        try OutputFile.write(drawing.text, to: output)
+        if format != .json { try OutputFile.write(drawing.text, to: output) }
         if output != "-" { Terminal.note("wrote \(output): " + Self.summary(of: drawing, format: format)) }
         if let fit = drawing.fit, !fit.fits { Terminal.note(Self.overflow(of: fit)) }
     }

@@ -55,11 +55,11 @@ struct LeaksCommand: AsyncParsableCommand {
         }
         let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
         let waitSeconds = waiting.wait
-        let (leaks, processes, awaiting) = try await access.run(waitingFor: process) { client in
-            let awaiting = try await Self.settle(process, client: &client, waitSeconds: waitSeconds)
+        let (leaks, processes, (awaiting, named)) = try await access.run(waitingFor: process) { client in
+            let settled = try await Self.settle(process, client: &client, waitSeconds: waitSeconds)
             return try await (
                 client.request(.leaks, argument: process ?? "", as: [LeakRecord].self),
-                client.request(.listProcesses, as: [ProcessSummary].self), awaiting
+                client.request(.listProcesses, as: [ProcessSummary].self), settled
             )
         }
         if awaiting > 0 {
@@ -68,13 +68,17 @@ struct LeaksCommand: AsyncParsableCommand {
                     + "not run out by the process's own clock); run again later for \(awaiting == 1 ? "its" : "their") verdict")
         }
         let sessions = Set(leaks.map(\.session))
-        let covered = processes.filter { process == nil ? sessions.contains($0.session) || $0.isConnected : sessions.contains($0.session) }
+        // The process named is covered even without a leak (its counts are reported).
+        let covered = processes.filter {
+            process == nil ? sessions.contains($0.session) || $0.isConnected : sessions.contains($0.session) || $0.session == named
+        }
         render(leaks: leaks, processes: covered)
     }
 
     /// Prints the report of `leaks` about the `covered` processes, in the format asked.
     private func render(leaks: [LeakRecord], processes covered: [ProcessSummary]) {
-        // JSON is the collector's own records. The other formats: the same report model and
+        // JSON is the collector's own records, with the counts and the cut exit flushes (one
+        // entry a process, not one a node) of the processes covered. The other formats: the same report model and
         // writers as `check`, about what the collector holds now; no command ran, so they state
         // no command result and no exit code.
         let graces = Set(covered.map(\.graceNanos))
@@ -82,7 +86,7 @@ struct LeaksCommand: AsyncParsableCommand {
         report.sourceRoot = SourceRoot.resolve(nil)
         let subject = ReportSubject.collector(report, commandLine: ["nodescope"] + Array(CommandLine.arguments.dropFirst()))
         switch format {
-        case .json: Terminal.write(Terminal.prettyJSON(leaks))
+        case .json: Terminal.write(Terminal.prettyJSON(LeaksDocument(records: leaks, processes: covered)))
         case .text: Terminal.write(ReportText.render(subject, colorful: Terminal.isColorful))
         case .junit: Terminal.write(ReportJUnit.render(subject))
         case .sarif: Terminal.write(ReportSARIF.render(subject))
@@ -92,8 +96,11 @@ struct LeaksCommand: AsyncParsableCommand {
     /// Waits until no node of the process (of every connected process when nil) is awaiting
     /// release, so that a node detached just before the command is reported with its verdict.
     /// The wait is bounded by one grace and a second (a host vouches for its time every 50 ms
-    /// while a grace runs) and by `--wait`. Returns how many nodes still await release.
-    private static func settle(_ process: String?, client: inout ControlClient, waitSeconds: Double) async throws -> Int {
+    /// while a grace runs) and by `--wait`. Returns how many nodes still await release, and the
+    /// session of the process named.
+    private static func settle(
+        _ process: String?, client: inout ControlClient, waitSeconds: Double
+    ) async throws -> (awaiting: Int, session: SessionID?) {
         var session: SessionID?
         if let process { session = try await client.request(.tree, argument: process, depth: 1, as: TreeView.self).session }
         var deadline: Date?
@@ -101,11 +108,11 @@ struct LeaksCommand: AsyncParsableCommand {
             let summaries = try await client.request(.listProcesses, as: [ProcessSummary].self)
                 .filter { session == nil ? $0.isConnected : $0.session == session }
             let awaiting = summaries.reduce(0) { $0 + $1.awaitingRelease }
-            guard awaiting > 0 else { return 0 }
+            guard awaiting > 0 else { return (0, session) }
             let grace = Double(summaries.map(\.graceNanos).max() ?? 0) / 1e9
             let end = deadline ?? Date().addingTimeInterval(min(waitSeconds, grace + 1))
             deadline = end
-            guard Date() < end else { return awaiting }
+            guard Date() < end else { return (awaiting, session) }
             try await Task.sleep(for: .milliseconds(50))
         }
     }

@@ -55,7 +55,13 @@ struct RecordCommand: AsyncParsableCommand {
             }
         }
         interrupt.cancel()
-        if let error = outcome.error { throw CLIError("the recording failed: \(error)", exitCode: 1) }
+        if let error = outcome.error {
+            // The collector stops writing at its first failure, and says so at once: what it
+            // wrote is cut short, and is not left where the recording was asked for.
+            var info = stat()
+            let removed = lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && unlink(path) == 0
+            throw CLIError("the recording failed: \(error)" + (removed ? " (the partial recording was removed)" : ""), exitCode: 1)
+        }
         let lost = outcome.lostFrames > 0 ? ", \(outcome.lostFrames) frames lost to a slow disk (marked as gaps)" : ""
         Terminal.note("wrote \(path): \(outcome.records) records, \(outcome.bytes) bytes\(lost)")
     }

@@ -44,20 +44,48 @@ struct TreeCommand: AsyncParsableCommand {
             else {
                 throw CLIError("no node at \(root ?? "") in the recording at that instant", exitCode: 1)
             }
-            Terminal.write(json ? Terminal.prettyJSON(view) : TreeText.render(view))
+            try Self.print(view, json: json)
             return
         }
         guard let process else { throw CLIError("name a process or give --from") }
         let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
         // The request counts levels from 1, and 0 means all of them.
         let depthLimit = depth.map { $0 >= Int(UInt32.max) ? 0 : UInt32($0) + 1 } ?? 0
-        let view = try await access.run(waitingFor: process) { client in
-            try await client.request(.tree, argument: process, depth: depthLimit, rootPath: root ?? "", as: TreeView.self)
-        }
         if json {
-            Terminal.write(Terminal.prettyJSON(view))
-        } else {
-            Terminal.write(TreeText.render(view))
+            // The collector's JSON is the document (``TreeJSON``): passed on part by part as it
+            // arrives, never held whole.
+            let output = try OutputWriter(path: "-")
+            try await access.run(waitingFor: process) { client in
+                try await client.requestBody(.tree, argument: process, depth: depthLimit, rootPath: root ?? "") { part in
+                    output.write(bytes: part)
+                }
+            }
+            output.write("\n")
+            try output.finish()
+            return
         }
+        let body = try await access.run(waitingFor: process) { client in
+            try await client.requestBody(.tree, argument: process, depth: depthLimit, rootPath: root ?? "")
+        }
+        let view: TreeView
+        do {
+            view = try ControlBody.decode(TreeView.self, from: body)
+        } catch {
+            throw CLIError("the collector's tree could not be read: \(error)")
+        }
+        try Self.print(view, json: false)
+    }
+
+    /// Writes `view` to standard output as it is drawn (text) or written (JSON): a tree of any
+    /// size or depth streams out in linear time.
+    static func print(_ view: TreeView, json: Bool) throws(CLIError) {
+        let output = try OutputWriter(path: "-")
+        if json {
+            TreeJSON.write(view) { output.write(bytes: $0) }
+            output.write("\n")
+        } else {
+            TreeText.write(view) { output.write($0) }
+        }
+        try output.finish()
     }
 }

@@ -1,10 +1,10 @@
 import NodescopeCollector
 
-/// `check --json`: the whole outcome for tools, schema version 3 (docs/CHECK.md,
+/// `check --json`: the whole outcome for tools, schema version 4 (docs/CHECK.md,
 /// docs/check-report.schema.json). Keys come in the documented order; absent values are null.
 public enum ReportJSON {
     /// The schema version written in `schemaVersion`.
-    static let schemaVersion: Int64 = 3
+    static let schemaVersion: Int64 = 4
 
     public static func render(_ outcome: CheckOutcome) -> String {
         value(outcome).rendered()
@@ -46,7 +46,8 @@ public enum ReportJSON {
             ("strict", .bool(outcome.strict)),
             ("countGlobals", .bool(outcome.countGlobals)),
             ("baseline", .string(outcome.baselineFile)),
-            ("processes", .array(outcome.processes.map(process))),
+            ("processes", .array(outcome.processes.map { process($0, cuts: outcome.report.exitFlushCuts) })),
+            ("counts", counts(outcome.report.counts)),
             (
                 "leaks",
                 .array(
@@ -65,7 +66,31 @@ public enum ReportJSON {
         ])
     }
 
-    private static func process(_ summary: ProcessSummary) -> ReportJSONValue {
+    /// Node counts (``NodeCounts``), the numbers `ps` and `leaks` show.
+    static func counts(_ counts: NodeCounts) -> ReportJSONValue {
+        .object([
+            ("attached", .int(Int64(counts.attached))),
+            ("awaitingRelease", .int(Int64(counts.awaitingRelease))),
+            ("leaked", .int(Int64(counts.leaked))),
+            ("retainedByGlobal", .int(Int64(counts.retainedByGlobal))),
+            ("unverified", .int(Int64(counts.unverified))),
+            ("exitFlushCut", .int(Int64(counts.exitFlushCut))),
+            ("releasedLate", .int(Int64(counts.releasedLate))),
+        ])
+    }
+
+    /// A cut exit flush: how many nodes it left unverified, the first paths, and what to do.
+    static func exitFlushCut(_ cut: ExitFlushCut?) -> ReportJSONValue {
+        guard let cut else { return .null }
+        return .object([
+            ("cause", .string(cut.cause.rawValue)),
+            ("unverified", .int(Int64(cut.count))),
+            ("paths", .array(cut.paths.map { .string($0.joined(separator: "/")) })),
+            ("explanation", .string(cut.explanation)),
+        ])
+    }
+
+    private static func process(_ summary: ProcessSummary, cuts: [ExitFlushCut]) -> ReportJSONValue {
         .object([
             ("pid", .uint(UInt64(summary.pid))),
             ("name", .string(summary.processName)),
@@ -74,6 +99,9 @@ public enum ReportJSON {
             ("connectedAtNanos", .uint(summary.connectedAtNanos)),
             ("endedAtNanos", .uint(summary.endedAtNanos)),
             ("leaks", .int(Int64(summary.leaks))),
+            ("end", .string(summary.end?.rawValue)),
+            ("counts", counts(summary.counts)),
+            ("exitFlushCut", exitFlushCut(cuts.first { $0.session == summary.session })),
         ])
     }
 

@@ -62,13 +62,26 @@ public enum ReportJUnit {
                 }
             add(classname: group.first.processName, name: group.pathText + suffix, [verdict(of: group, in: report, naming: false)])
         }
+        // A cut exit flush: one case per process, skipped (failing when strict), not one per node.
+        for cut in report.exitFlushCuts {
+            let message = "unverified: \(cut.processText): \(cut.explanation)"
+            let examples = cut.paths.map { "  " + $0.joined(separator: " › ") }.joined(separator: "\n")
+            let details = message + (examples.isEmpty ? "" : "\nfor example:\n" + examples)
+            add(
+                classname: cut.processName, name: "\(cut.causeName) (\(Vocabulary.count(cut.count, "node", "nodes")) unverified)",
+                [
+                    CaseVerdict(
+                        kind: report.strict ? .failure : .skipped, type: "node-leak-unverified", message: message,
+                        details: details, output: details)
+                ])
+        }
         var errors = 0
         if let failure = subject.outcome?.collectorFailure {
             errors = 1
             cases.append(
                 "    <testcase classname=\"nodescope\" name=\"private collector\" time=\"0\">\n"
                     + "      <error type=\"collector-failure\" message=\"\(escape(failure))\"/>\n    </testcase>\n")
-        } else if report.groups.isEmpty, report.tests.isEmpty {
+        } else if report.isEmpty, report.tests.isEmpty {
             cases.append("    <testcase classname=\"nodescope\" name=\"no leaks\" time=\"0\"/>\n")
         }
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\""
@@ -105,7 +118,7 @@ public enum ReportJUnit {
     }
 
     private static func verdict(of group: LeakGroup, in report: LeakReport, naming: Bool) -> CaseVerdict {
-        let details = details(of: group, root: report.sourceRoot)
+        let details = details(of: group, root: report.sourceRoot, graceNanos: report.graceNanos)
         let type = group.ruleID(countGlobals: report.countGlobals)
         let node = naming ? "\(group.pathText) " : ""
         let site = group.attachSite.map { "attached at \(SourcePaths.text($0, root: report.sourceRoot)), " } ?? ""
@@ -134,7 +147,7 @@ public enum ReportJUnit {
         return CaseVerdict(kind: .passed, type: type, message: "", details: details, output: "warning: released late\n" + details)
     }
 
-    private static func details(of group: LeakGroup, root: String?) -> String {
+    private static func details(of group: LeakGroup, root: String?, graceNanos: UInt64?) -> String {
         var lines = [
             "node:        \(group.path.joined(separator: " › ")) (\(group.first.kind))",
             "process:     \(group.processesText)",
@@ -144,7 +157,10 @@ public enum ReportJUnit {
         lines.append("alive:       \(group.aliveText)")
         lines += group.retainerLines
         lines += [
-            "flagged:     \(Vocabulary.duration(group.delayNanos)) after detach",
+            "flagged:     "
+                + (group.verdict == .leaked
+                    ? Vocabulary.flagged(delayNanos: group.delayNanos, graceNanos: graceNanos)
+                    : "\(Vocabulary.duration(group.delayNanos)) after detach"),
             "fingerprint: \(group.fingerprint) (\(Vocabulary.count(group.records.count, "occurrence", "occurrences")))",
         ]
         if let released = group.first.releaseDelayNanos { lines.append("released:    \(Vocabulary.duration(released)) after detach") }

@@ -109,7 +109,7 @@ public enum ReportSARIF {
         let run: ReportJSONValue = .object(
             runMembers + [
                 ("invocations", .array([.object(invocation)])),
-                ("results", .array(report.groups.map { result($0, in: report) })),
+                ("results", .array(report.groups.map { result($0, in: report) } + report.exitFlushCuts.map { result($0, in: report) })),
                 ("properties", .object(properties)),
             ])
         return ReportJSONValue.object([
@@ -135,6 +135,54 @@ public enum ReportSARIF {
         return .object([
             ("artifactLocation", artifact),
             ("region", .object([("startLine", .int(Int64(max(site.line, 1))))])),
+        ])
+    }
+
+    /// One result for a process whose exit flush was cut, however many nodes it left unverified:
+    /// the count, the way to avoid it, and the first paths; its logical location is the process.
+    private static func result(_ cut: ExitFlushCut, in report: LeakReport) -> ReportJSONValue {
+        let examples = cut.paths.map { $0.joined(separator: "/") }
+        let text =
+            "\(VisibleText.escaped(cut.processText)): \(cut.explanation)."
+            + (examples.isEmpty ? "" : " For example: " + examples.map(VisibleText.escaped).joined(separator: ", ") + ".")
+        return .object([
+            ("ruleId", .string("node-leak-unverified")),
+            ("ruleIndex", .int(Int64(rules.firstIndex { $0.id == "node-leak-unverified" } ?? 1))),
+            ("level", .string(report.strict ? "error" : "warning")),
+            ("message", .object([("text", .string(text))])),
+            (
+                "locations",
+                .array([
+                    .object([
+                        (
+                            "logicalLocations",
+                            .array([
+                                .object([
+                                    ("name", .string(cut.processName)), ("fullyQualifiedName", .string(cut.processText)),
+                                    ("kind", .string("module")),
+                                ])
+                            ])
+                        )
+                    ])
+                ])
+            ),
+            (
+                "partialFingerprints",
+                .object([
+                    (
+                        "nodescopeFingerprint/v1",
+                        .string((cut.cause == .exitFlushCut ? "exit-flush-cut:" : "ended-abnormally:") + cut.processName)
+                    )
+                ])
+            ),
+            (
+                "properties",
+                .object([
+                    ("exitFlushCut", .bool(cut.cause == .exitFlushCut)), ("cause", .string(cut.cause.rawValue)),
+                    ("unverifiedNodes", .int(Int64(cut.count))),
+                    ("pid", .uint(UInt64(cut.pid))), ("paths", .array(examples.map { .string($0) })),
+                ])
+            ),
         ])
     }
 
@@ -264,20 +312,7 @@ public enum ReportSARIF {
                     "\(RetainerText.objectName(object)), \(path.verdict == .cycle ? "retain cycle" : "retainer path") hop \(position + 1) "
                     + "of \(path.hops.count): \(RetainerText.reference(hop)) \(Vocabulary.referenceArrow) \(next)"
                 if hop.isSuspect { message += " (\(Vocabulary.suspect))" }
-                let name: String
-                let qualified: String
-                let kind: String
-                if hop.holderKind == .global {
-                    (name, qualified, kind) = (hop.holder, hop.holder, "variable")
-                } else if hop.reference.hasPrefix(".") {
-                    (name, qualified, kind) = (String(hop.reference.dropFirst()), hop.holder + hop.reference, "member")
-                } else if hop.reference.hasPrefix("[") {
-                    (name, qualified, kind) = (hop.reference, hop.holder + hop.reference, "element")
-                } else {
-                    (name, qualified, kind) = (
-                        hop.holder, hop.reference.isEmpty ? hop.holder : "\(hop.holder) (\(hop.reference))", "object"
-                    )
-                }
+                let (name, qualified, kind) = logicalLocation(of: hop)
                 locations.append(
                     .object([
                         ("id", .int(Int64(locations.count + 1))),
@@ -292,5 +327,19 @@ public enum ReportSARIF {
             }
         }
         return locations
+    }
+
+    /// The logical location of a hop's reference: its `name`, `fullyQualifiedName` and `kind`
+    /// (docs/CHECK.md): `variable` for a global, `element` for a collection element (a reference
+    /// that ends in a subscript, `.listeners[3]` or `[2]`), `member` for a field (`.session`),
+    /// `object` otherwise (a closure's capture, an unnamed reference).
+    static func logicalLocation(of hop: RetainerPath.Hop) -> (name: String, qualified: String, kind: String) {
+        let reference = hop.reference
+        if hop.holderKind == .global { return (hop.holder, hop.holder, "variable") }
+        if reference.hasPrefix(".") || reference.hasPrefix("[") {
+            let name = reference.hasPrefix(".") ? String(reference.dropFirst()) : reference
+            return (name, hop.holder + reference, reference.hasSuffix("]") ? "element" : "member")
+        }
+        return (hop.holder, reference.isEmpty ? hop.holder : "\(hop.holder) (\(reference))", "object")
     }
 }

@@ -49,11 +49,9 @@ public enum ReportText {
             if uncountedGlobal { lines.append("  not a leak:  " + Vocabulary.globalNotCounted) }
             switch group.verdict {
             case .leaked:
-                lines.append("  flagged:     \(Vocabulary.duration(group.delayNanos)) after detach")
+                lines.append("  flagged:     " + Vocabulary.flagged(delayNanos: group.delayNanos, graceNanos: report.graceNanos))
             case .unverified:
-                lines.append(
-                    "  unverified:  the process ended \(Vocabulary.duration(group.delayNanos)) after detach, within the grace, not normally"
-                )
+                lines.append("  unverified:  " + unverifiedReason(group, processes: report.processes))
             case .lateRelease:
                 let released = group.first.releaseDelayNanos.map { ", released \(Vocabulary.duration($0)) after detach" } ?? ""
                 lines.append("  flagged:     \(Vocabulary.duration(group.delayNanos)) after detach\(released)")
@@ -65,16 +63,51 @@ public enum ReportText {
             }
             blocks.append(lines.joined(separator: "\n"))
         }
-        for entry in report.staleEntries {
+        for cut in report.exitFlushCuts {
+            // One line per process, however many nodes the cut left unverified.
+            let color: Vocabulary.Color = report.strict ? .red : Vocabulary.color(LeakRecord.Verdict.unverified)
+            blocks.append(
+                "\(paint(Vocabulary.title(LeakRecord.Verdict.unverified), color))  \(VisibleText.escaped(cut.processText)): \(cut.explanation)"
+            )
+        }
+        // A few stale entries in full, then one line for the rest (a baseline of a project that
+        // fixed thousands of leaks must not print thousands of blocks).
+        for entry in report.staleEntries.prefix(staleEntriesShown) {
             blocks.append(
                 "\(paint("STALE BASELINE ENTRY", .yellow))  \(entry.label)  (\(report.baselineFile ?? "baseline"):\(entry.line))\n"
                     + "  matched no leak in this run: remove it if the leak is fixed\n"
                     + "  reason:      \(VisibleText.escaped(entry.reason))")
         }
+        if report.staleEntries.count > staleEntriesShown {
+            blocks.append(
+                "\(paint("STALE BASELINE ENTRIES", .yellow))  and \(report.staleEntries.count - staleEntriesShown) more that matched no "
+                    + "leak in this run (the JSON report lists them all)")
+        }
         switch subject {
-        case .check(let outcome): blocks.append(outcome.verdictLine)
-        case .collector: blocks.append(report.groups.isEmpty ? "no leaks" : report.countsLine)
+        case .check(let outcome):
+            blocks.append(report.isEmpty ? outcome.verdictLine : report.countsLine + "\n" + outcome.verdictLine)
+        case .collector: blocks.append(report.isEmpty ? "no leaks" : report.countsLine)
         }
         return blocks.joined(separator: "\n\n") + "\n"
+    }
+
+    /// How many stale baseline entries are shown in full; the rest are counted on one line.
+    public static let staleEntriesShown = 10
+
+    /// Why a group's nodes are unverified, in words true of how its first process ended.
+    static func unverifiedReason(_ group: LeakGroup, processes: [ProcessSummary]) -> String {
+        let delay = Vocabulary.duration(group.delayNanos)
+        let end = processes.first { $0.session == group.first.session }?.end
+        switch end {
+        case .normalExit?:
+            return "the process exited normally \(delay) after detach, before the grace ran out (`nodescope check` holds "
+                + "the exit until the graces run out)"
+        case .agentDisabled?:
+            return "the process switched its agent off \(delay) after detach, within the grace"
+        case .exitFlushCut?:
+            return "the process exited \(delay) after detach, within the grace, and its exit flush was cut"
+        case .abnormal?, nil:
+            return "the process ended \(delay) after detach, within the grace, not normally"
+        }
     }
 }

@@ -40,6 +40,8 @@ final class CollectorHub {
     let recordDirectory: String?
     /// The thread that writes recordings, started with the first one.
     private var recordingPool: NIOThreadPool?
+    /// The recordings of ``recordDirectory`` that could not be written, in the order they failed.
+    private(set) var failedRecordings: [RecordingSink.Outcome] = []
     /// The recordings under way, by session.
     private var recorders: [SessionID: [SessionRecorder]] = [:]
     /// Recordings asked for processes that have not connected yet.
@@ -79,8 +81,11 @@ final class CollectorHub {
         return connection
     }
 
-    /// Whether more connections are open than the limit allows.
-    var isOverConnectionLimit: Bool { subscriptions.isOverConnectionLimit }
+    /// Admits a connection that said hello when hosts (or, counted apart, clients) have room
+    /// (``SubscriptionTable/admit(_:asHost:)``); false: refuse it as busy.
+    func admit(_ connection: ConnectionID, asHost: Bool) -> Bool {
+        subscriptions.admit(connection, asHost: asHost)
+    }
 
     /// Forgets a closed connection and ends its subscriptions.
     func connectionClosed(_ connection: ConnectionID) {
@@ -119,7 +124,10 @@ final class CollectorHub {
         startRecordings(of: session, now: now)
         logger.debug(
             "host connected",
-            metadata: ["pid": "\(hello.pid)", "name": "\(hello.processName)", "session": "\(session)", "clock": "\(clocks)"])
+            metadata: [
+                "pid": "\(hello.pid)", "name": "\(VisibleText.escaped(hello.processName))", "session": "\(session)",
+                "clock": "\(clocks)",
+            ])
         return session
     }
 
@@ -128,11 +136,29 @@ final class CollectorHub {
     func ingest(_ message: WireMessage, session: SessionID, now: UInt64) -> SessionError? {
         do {
             let changes = try collector.ingest(message, session: session, now: now)
+            if case .defineString = message { noteSessionsDroppedForMemory(now: now) }
             publish(changes, for: session)
             return nil
         } catch {
             return error
         }
+    }
+
+    /// Logs the ended sessions that the collector dropped to make room for a live host's
+    /// strings (``CollectorSettings/maxStringBytesTotal``), and gives their memory back.
+    private func noteSessionsDroppedForMemory(now: UInt64) {
+        let dropped = collector.takeSessionsDroppedForMemory()
+        guard !dropped.isEmpty else { return }
+        for process in dropped {
+            logger.notice(
+                "dropped an ended process early: the strings of all processes reached their limit",
+                metadata: [
+                    "pid": "\(process.pid)", "name": "\(VisibleText.escaped(process.processName))",
+                    "limit": "\(collector.settings.maxStringBytesTotal)",
+                ])
+        }
+        AllocatorTrim.afterFreeing(AllocatorTrim.threshold)
+        updateRetentionTimer(now: now)
     }
 
     /// Ends a host's session at `now`: `normally` after its goodbye, otherwise abnormally.
@@ -145,8 +171,10 @@ final class CollectorHub {
         for (id, question) in questions where question.session == session {
             answerQuestion(id, with: .failure(.unavailable, "the process ended before its analysis was done"))
         }
+        let stringBytes = collector.stringBytes
         let changes = collector.endSession(session, normally: normally, now: now)
         logger.debug("host ended", metadata: ["session": "\(session)", "normally": "\(normally)"])
+        AllocatorTrim.afterFreeing(stringBytes - collector.stringBytes)
         publish(changes, for: session)
         // The last change was `sessionEnded`: the subscriptions of this session are over.
         subscriptions.sessionEnded(session)
@@ -274,16 +302,28 @@ final class CollectorHub {
             recorder.flush(arrival: now) { nil }
         }
         recorders[session, default: []].append(recorder)
-        logger.debug("recording", metadata: ["session": "\(session)", "path": "\(path)"])
+        logger.debug("recording", metadata: ["session": "\(session)", "path": "\(VisibleText.escaped(path))"])
     }
 
     private func recordingFinished(_ outcome: RecordingSink.Outcome, owner: ConnectionID?, requestID: UInt32) {
         if let error = outcome.error {
-            logger.warning("recording failed", metadata: ["path": "\(outcome.path)", "error": "\(error)"])
+            logger.warning(
+                "recording failed",
+                metadata: ["path": "\(VisibleText.escaped(outcome.path))", "error": "\(VisibleText.escaped("\(error)"))"])
         } else if outcome.lostFrames > 0 {
-            logger.notice("recording lost frames", metadata: ["path": "\(outcome.path)", "frames": "\(outcome.lostFrames)"])
+            logger.notice(
+                "recording lost frames",
+                metadata: ["path": "\(VisibleText.escaped(outcome.path))", "frames": "\(outcome.lostFrames)"])
         }
-        guard let owner else { return }
+        guard let owner else {
+            // A recording of the record directory: the embedding program asks (`check --record`).
+            // The latest 1,000: a daemon's disk may stay full for days.
+            if outcome.error != nil {
+                if failedRecordings.count >= 1_000 { failedRecordings.removeFirst() }
+                failedRecordings.append(outcome)
+            }
+            return
+        }
         send([.event(ControlEventFrame(subscriptionID: requestID, body: ControlBody.encode(outcome)))], to: owner)
     }
 
@@ -378,16 +418,39 @@ final class CollectorHub {
 
     // MARK: Fan-out and time
 
+    /// Unverified nodes logged one line each from one batch of changes; the rest get one line.
+    static let unverifiedLinesPerBatch = 10
+
     /// Logs flagged leaks and sends a session's changes to its subscribers, letting go of those
     /// that do not keep up.
     private func publish(_ changes: [TreeChange], for session: SessionID) {
         guard !changes.isEmpty else { return }
+        // Leaks one line each; unverified nodes (thousands when a busy process's exit is cut)
+        // one line each only while there are few, then one line for the rest of the batch.
+        var unverified = 0
+        var firstUnverified: LeakRecord?
         for case .leakFlagged(let record) in changes where record.verdict != .lateRelease {
+            if record.verdict == .unverified {
+                unverified += 1
+                if unverified > Self.unverifiedLinesPerBatch {
+                    if firstUnverified == nil { firstUnverified = record }
+                    continue
+                }
+            }
             logger.notice(
                 "leak flagged",
                 metadata: [
-                    "process": "\(record.processName)", "path": "\(record.path.joined(separator: "/"))",
+                    "process": "\(VisibleText.escaped(record.processName))",
+                    "path": "\(record.path.map(VisibleText.escaped).joined(separator: "/"))",
                     "verdict": "\(record.verdict)",
+                ])
+        }
+        if let record = firstUnverified {
+            logger.notice(
+                "more nodes unverified",
+                metadata: [
+                    "process": "\(VisibleText.escaped(record.processName))",
+                    "count": "\(unverified - Self.unverifiedLinesPerBatch)",
                 ])
         }
         let deliveries = subscriptions.deliveries(for: session)
@@ -446,7 +509,9 @@ final class CollectorHub {
 
     private func retentionTimerFired(now: UInt64) {
         retention.fired()
+        let stringBytes = collector.stringBytes
         _ = collector.advance(now: now)
+        AllocatorTrim.afterFreeing(stringBytes - collector.stringBytes)
         updateRetentionTimer(now: now)
     }
 }

@@ -54,9 +54,42 @@ async function refreshProcesses() {
     return;
   }
   renderProcesses();
+  if (state.process) {
+    // The list changes when the process's end does (a cut exit flush is one entry); the counts
+    // follow the process list.
+    const process = state.processes.find((p) => String(p.pid) === state.process);
+    if (process && process.end !== state.leaksRenderedForEnd) renderLeaks(); else renderLeakCount();
+  }
   if (!state.process) {
     const live = state.processes.filter((p) => p.endedAtNanos === undefined);
     if (live.length === 1) choose(String(live[0].pid));
+  }
+}
+
+// The verdict counts in the words of `leaks` (Vocabulary.verdictCounts).
+function verdictCountsText(counts) {
+  let line = `${counts.leaked} leaked, ${counts.unverified} unverified, ${counts.releasedLate} released late`;
+  if (counts.retainedByGlobal > 0) {
+    line += `, ${counts.retainedByGlobal} retained by ${counts.retainedByGlobal === 1 ? "a global" : "globals"}`;
+  }
+  return line;
+}
+
+// A process's counts in the words of `ps` and `tree` (Vocabulary.nodeCounts).
+function countsText(counts) {
+  let line = `${counts.attached} attached, ` + verdictCountsText(counts);
+  if (counts.awaitingRelease > 0) line += `, ${counts.awaitingRelease} awaiting release`;
+  return line;
+}
+
+// `exited`, `ended abnormally`… as `ps` says it.
+function endText(process) {
+  switch (process.end) {
+    case undefined: case null: return process.endedAtNanos === undefined ? "" : process.endedNormally ? "exited" : "ended abnormally";
+    case "normalExit": return "exited";
+    case "exitFlushCut": return "exited, exit flush cut";
+    case "agentDisabled": return "agent off";
+    default: return "ended abnormally";
   }
 }
 
@@ -69,8 +102,10 @@ function renderProcesses() {
     item.dataset.pid = String(process.pid);
     if (String(process.pid) === state.process) item.classList.add("selected");
     item.append(el("span", "name", `${process.processName} [${process.pid}]`));
-    const ended = process.endedAtNanos === undefined ? "" : process.endedNormally ? " · exited" : " · ended abnormally";
-    item.append(el("span", "counts", `${process.liveNodes} nodes · ${process.leaks} leaks${ended}`));
+    const ended = endText(process);
+    const counts = el("span", "counts", countsText(process.counts) + (ended ? " · " + ended : ""));
+    counts.dataset.counts = JSON.stringify(process.counts);
+    item.append(counts);
     item.addEventListener("click", () => choose(String(process.pid)));
     list.append(item);
   }
@@ -122,6 +157,12 @@ function connect() {
   });
   source.onerror = () => {
     if (state.ended) { source.close(); return; }
+    if (source.readyState === EventSource.CLOSED) {
+      // Refused (503: too many live views open at once): the browser does not retry by itself.
+      setStatus("the web view serves its limit of live views; retrying in 10 s", "down");
+      setTimeout(() => { if (state.source === source) connect(); }, 10000);
+      return;
+    }
     setStatus("collector not answering (reconnecting)", "down");
   };
 }
@@ -343,8 +384,12 @@ function retainerText(path, objectType) {
   return lines.join("\n");
 }
 
-function seconds(nanos) {
-  return (nanos / 1e9).toFixed(1) + " s";
+// `350 ms`, `2.7 s`, `12 min`, as the reports write durations (Vocabulary.duration).
+function duration(nanos) {
+  const value = Math.max(0, nanos) / 1e9;
+  if (value < 1) return Math.round(value * 1000) + " ms";
+  if (value < 120) return value.toFixed(1) + " s";
+  return Math.round(value / 60) + " min";
 }
 
 function renderDetails() {
@@ -355,13 +400,29 @@ function renderDetails() {
   if (!node) { body.className = "empty"; body.textContent = "Click a node to see its objects."; return; }
   body.append(el("div", "path", pathOf(node.id)));
   const process = state.processes.find((p) => String(p.pid) === state.process);
-  const since = (t) => (process ? seconds(t - process.connectedAtNanos) + " after the process connected" : seconds(t));
+  // Times on the collector's clock, shown from the process's start (or its connection, when the
+  // collector cannot see the start).
+  const origin = process ? (process.startedAtNanos !== undefined ? process.startedAtNanos : process.connectedAtNanos) : undefined;
+  const originWord = process && process.startedAtNanos !== undefined ? "started" : "connected";
+  const since = (t) => {
+    if (origin === undefined || t === undefined) return "?";
+    return duration(t - origin) + " after the process " + originWord;
+  };
   const table = el("table");
   const add = (label, value) => { const tr = el("tr"); tr.append(el("td", "meta", label), el("td", "", value)); table.append(tr); };
   add("kind", node.kind || "?");
   add("state", node.isPlaceholder ? PLACEHOLDER_MARK : MARKS[node.status] || node.status);
   add("id", String(node.id));
   add("attached", since(node.attachedAtNanos));
+  if (node.attachSite) {
+    // The file's name and line, as the reports write it; the whole path on hover.
+    const site = el("td", "site", node.attachSite.file.split("/").pop() + ":" + node.attachSite.line);
+    site.title = node.attachSite.file + ":" + node.attachSite.line;
+    const row = el("tr");
+    row.append(el("td", "meta", "attached at"), site);
+    table.append(row);
+  }
+  if (node.test) add("test", (node.test.suite ? node.test.suite + "." : "") + node.test.name);
   if (node.detachedAtNanos !== undefined) add("detached", since(node.detachedAtNanos));
   for (const object of node.objects) {
     add((object.role || "object") + " " + object.index, object.typeName + (object.isAlive ? " (alive)" : " (released)"));
@@ -386,17 +447,35 @@ async function refreshLeaks() {
   renderLeaks();
 }
 
+function renderLeakCount() {
+  const process = state.processes.find((p) => String(p.pid) === state.process);
+  $("leak-count").textContent = process && process.counts ? "(" + verdictCountsText(process.counts) + ")" : "";
+}
+
 function renderLeaks() {
   const list = $("leak-list");
   list.replaceChildren();
-  $("leak-count").textContent = state.leaks.length ? "(" + state.leaks.length + ")" : "";
+  const process = state.processes.find((p) => String(p.pid) === state.process);
+  // The counts of `ps` and `leaks`; the unverified nodes of a cut exit flush are one entry.
+  const cut = process && process.end === "exitFlushCut";
+  const shown = state.leaks.filter((leak) => !(cut && leak.verdict === "unverified"));
+  const cutCount = state.leaks.length - shown.length;
+  state.leaksRenderedForEnd = process ? process.end : undefined;
+  renderLeakCount();
   if (!state.leaks.length) list.append(el("li", "empty", "No leak."));
-  for (const leak of state.leaks) {
+  if (cutCount > 0) {
+    const item = el("li", "flush-cut");
+    item.append(el("div", "path", process.processName + " [" + process.pid + "]: exit flush cut"));
+    item.append(el("div", "meta", `${cutCount === 1 ? "1 node is" : cutCount + " nodes are"} unverified: the process's exit flush ran out of time `
+      + "before everything it had queued was written (raise NODESCOPE_EXIT_FLUSH=SECONDS, or run it under `nodescope check`, which holds the exit)"));
+    list.append(item);
+  }
+  for (const leak of shown) {
     const item = el("li");
     item.dataset.node = String(leak.nodeID);
     item.append(el("div", "path", leak.path.join(" › ") + "  (" + leak.kind + ")"));
     item.append(el("div", "meta", leak.verdict + " · " + leak.aliveObjects.map((o) => (o.role || "object") + " " + o.typeName).join(", ")
-      + " · flagged " + seconds(leak.flaggedAtNanos - leak.detachedAtNanos) + " after detach"));
+      + " · flagged " + duration(leak.flaggedAtNanos - leak.detachedAtNanos) + " after detach"));
     for (const path of leak.retainers || []) {
       const object = leak.aliveObjects.find((o) => o.index === path.objectIndex);
       item.append(el("pre", "retainers", retainerText(path, object ? object.typeName : "?")));
@@ -439,6 +518,22 @@ function updateDownloads() {
   $("download-dot").href = diagramURL("dot", true);
   $("download-json").href = "/api/tree?process=" + encodeURIComponent(state.process) + "&download=1" + atParameter();
   if (state.tab === "diagram") $("diagram").src = diagramURL("svg", false);
+}
+
+// The diagram's zoom: null fits it to the pane's width, a number is a scale of its own size.
+function setZoom(zoom) {
+  const image = $("diagram");
+  state.zoom = zoom;
+  image.classList.toggle("fit", zoom === null);
+  image.style.width = zoom === null || !image.naturalWidth ? "" : Math.round(image.naturalWidth * zoom) + "px";
+  $("zoom-level").textContent = zoom === null ? "fit" : Math.round(zoom * 100) + "%";
+}
+
+// The scale the diagram is shown at now (its fitted scale when fitted).
+function currentZoom() {
+  const image = $("diagram");
+  if (state.zoom !== null && state.zoom !== undefined) return state.zoom;
+  return image.naturalWidth ? image.clientWidth / image.naturalWidth : 1;
 }
 
 function selectTab(tab) {
@@ -597,6 +692,12 @@ function formatSeconds(value, digits) {
 async function start() {
   $("tab-tree").addEventListener("click", () => selectTab("tree"));
   $("tab-diagram").addEventListener("click", () => selectTab("diagram"));
+  state.zoom = null;
+  $("zoom-fit").addEventListener("click", () => setZoom(null));
+  $("zoom-actual").addEventListener("click", () => setZoom(1));
+  $("zoom-in").addEventListener("click", () => setZoom(Math.min(8, currentZoom() * 1.25)));
+  $("zoom-out").addEventListener("click", () => setZoom(Math.max(0.05, currentZoom() / 1.25)));
+  $("diagram").addEventListener("load", () => setZoom(state.zoom === undefined ? null : state.zoom));
   $("tree-view").addEventListener("scroll", () => renderRows());
   window.addEventListener("resize", () => renderRows());
   $("expand-all").addEventListener("click", () => {

@@ -1,0 +1,18 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// The README's output blocks are the tool's output: `tools/check-readme-output` runs each
+/// block's recipe (the demo, `why` on a sample, `check` on a sample) with the built binaries and
+/// compares, ignoring times, pids and ids.
+@Suite("The README's output blocks", .serialized)
+struct ReadmeOutputTests {
+    @Test(.timeLimit(.minutes(3)))
+    func everyMarkedBlockIsWhatTheToolPrints() throws {
+        let result = try CheckRunner.run(
+            repositoryRoot.appendingPathComponent("tools/check-readme-output").path,
+            ["--bin", ChildProcess.binDirectory.path], seconds: 150)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("output blocks of README.md are what the tool prints"), "\(result.stdout)")
+    }
+}
