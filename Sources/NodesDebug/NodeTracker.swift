@@ -520,7 +520,10 @@ public final class NodeTracker: Sendable {
     ) -> [RetainersFrame] {
         let query = retainerQuery(detachedBy: detachedBy, maxObjects: analysis.limits.objectsPerBatch)
         guard !query.targets.isEmpty else { return [] }
-        return analysis.explain(query.targets, attached: query.attached, detached: query.detached, boundNanos: boundNanos)
+        // A bound is an exit's settlement: stacks and tasks are searched before cycles there.
+        return analysis.explain(
+            query.targets, attached: query.attached, detached: query.detached, boundNanos: boundNanos,
+            stacksFirst: boundNanos != nil)
     }
 
     /// Explains what holds the alive objects of those of `nodes` that are detached, now,

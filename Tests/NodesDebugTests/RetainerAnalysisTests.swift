@@ -142,7 +142,7 @@ struct RetainerAnalysisTests {
         let back = try #require(thread.others.withLock { $0 }.first)
         let frames = analysis().explain(
             [RetainerAnalysis.Target(nodeID: 9, objectIndex: 0, address: payload.address, typeName: payload.typeName)],
-            attached: [], detached: [RetainerAnalysis.NodeObject(nodeID: 9, address: back)])
+            attached: [], detached: [RetainerAnalysis.NodeObject(nodeID: 9, address: back)], stacksFirst: true)
         let frame = try #require(frames.first)
         #expect(frame.verdict != .cycle, "\(frame)")
         #expect(frame.verdict == .stack, "\(frame)")

@@ -156,9 +156,13 @@ public final class RetainerAnalysis {
     ///     (``Limits/objectsPerProcess``); an analysis the collector asked for does not.
     ///   - boundNanos: a tighter bound on this call's time than the limits give (an exit's
     ///     flush has this much left), or nil.
+    ///   - stacksFirst: whether threads' stacks and tasks are searched before cycles (an exit's
+    ///     settlement, where a `cycle` must prove that nothing else reaches the object); else
+    ///     cycles come first, so a live report names the cycle even when a conservative scan
+    ///     finds a stale stack word that points into it.
     public func explain(
         _ targets: [Target], attached: [NodeObject], detached: [NodeObject], countingAgainstBudget: Bool = true,
-        boundNanos: UInt64? = nil
+        boundNanos: UInt64? = nil, stacksFirst: Bool = false
     ) -> [RetainersFrame] {
         let start = clock()
         guard !targets.isEmpty else { return [] }
@@ -185,7 +189,7 @@ public final class RetainerAnalysis {
             let bound = min(limits.timePerBatchNanos, perObjects, boundNanos ?? .max)
             let deadline = start &+ bound / 5 * 4
             frames = Self.serial.withLock { _ in
-                analyze(batch, attached: attached, detached: detached, start: start, deadline: deadline)
+                analyze(batch, attached: attached, detached: detached, start: start, deadline: deadline, stacksFirst: stacksFirst)
             }
         }
         let elapsed = clock() &- start
@@ -204,7 +208,8 @@ public final class RetainerAnalysis {
     // MARK: The analysis
 
     private func analyze(
-        _ targets: [Target], attached: [NodeObject], detached: [NodeObject], start: UInt64, deadline: UInt64
+        _ targets: [Target], attached: [NodeObject], detached: [NodeObject], start: UInt64, deadline: UInt64,
+        stacksFirst: Bool
     ) -> [RetainersFrame] {
         lastRun = Statistics()
         #if os(Linux)
@@ -272,10 +277,12 @@ public final class RetainerAnalysis {
             if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
         }
         var cycleMembers: [Int32: Int] = [:]
-        // The stacks and the tasks before the cycles: a cycle that a stack or a running task
-        // reaches is not a cycle that nothing reaches (the thread or the task may still let it
-        // go), so its objects get the path from there, which proves no leak.
-        if !rootedCutShort, located.contains(where: { paths[$0.key] == nil }) {
+        // For an exit's settlement, the stacks and the tasks before the cycles: a cycle that a
+        // stack or a running task reaches is not a cycle that nothing reaches (the thread or the
+        // task may still let it go), so its objects get the path from there, which proves no leak.
+        var stacksSearched = false
+        if stacksFirst, !rootedCutShort, located.contains(where: { paths[$0.key] == nil }) {
+            stacksSearched = true
             search.enterTasks()
             search.addWords { if case .stack = $0 { true } else { false } }
             search.run()
@@ -293,6 +300,15 @@ public final class RetainerAnalysis {
             // interactor in a cycle): reached from the objects on cycles.
             if !search.cutShort, !cycleMembers.isEmpty, located.contains(where: { paths[$0.key] == nil }) {
                 search.addCycleMembers(cycleMembers.keys.sorted())
+                search.run()
+                for (position, block) in located where paths[position] == nil {
+                    if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
+                }
+            }
+            // Live, the stacks and the tasks after the cycles, for what no cycle explains.
+            if !stacksSearched, !search.cutShort, located.contains(where: { paths[$0.key] == nil }) {
+                search.enterTasks()
+                search.addWords { if case .stack = $0 { true } else { false } }
                 search.run()
                 for (position, block) in located where paths[position] == nil {
                     if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }

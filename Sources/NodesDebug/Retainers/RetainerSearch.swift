@@ -3,8 +3,9 @@
 ///
 /// Roots are the objects of attached nodes (holders in their own right, where a path starts),
 /// the words of the images' data (globals), and then, only for what those do not explain, the
-/// words of the threads' stacks and the frames of async tasks (before cycles are looked for, so
-/// that a cycle a stack or a task reaches is not taken for one that nothing reaches): a stack keeps dead
+/// words of the threads' stacks and the frames of async tasks (after cycles for a live report, so
+/// that it names the cycle; before them for an exit's settlement, so that a cycle a stack or a
+/// task reaches is not taken for one that nothing reaches): a stack keeps dead
 /// copies of references that a finished call left behind (and a frame's slots, before they are
 /// set, what an earlier frame left there), so they are the weakest evidence and are heard last.
 final class RetainerSearch {
