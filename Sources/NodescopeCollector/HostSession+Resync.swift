@@ -91,50 +91,6 @@ extension HostSession {
     }
 }
 
-extension RetainersFrame {
-    /// The frame that carries `path` for node `nodeID`, as its host sent it.
-    init(_ path: RetainerPath, nodeID: UInt64) {
-        self.init(
-            nodeID: nodeID, objectIndex: path.objectIndex, verdict: RetainerVerdict(path.verdict), cutShort: path.cutShort,
-            elapsedMicros: path.elapsedMicros, note: path.note,
-            hops: path.hops.map { hop in
-                RetainerHop(
-                    holderKind: RetainerHolderKind(hop.holderKind), holderNodeID: hop.holderNodeID ?? 0, holder: hop.holder,
-                    reference: hop.reference, isSuspect: hop.isSuspect)
-            })
-    }
-}
-
-extension RetainerVerdict {
-    /// The wire verdict of a stored path.
-    init(_ verdict: RetainerPath.Verdict) {
-        switch verdict {
-        case .cycle: self = .cycle
-        case .holder: self = .holder
-        case .global: self = .global
-        case .stack: self = .stack
-        case .unknown: self = .unknown
-        case .notAnalyzed: self = .notAnalyzed
-        }
-    }
-}
-
-extension RetainerHolderKind {
-    /// The wire holder kind of a stored hop.
-    init(_ kind: RetainerPath.HolderKind) {
-        switch kind {
-        case .attachedNodeObject: self = .attachedNodeObject
-        case .detachedNodeObject: self = .detachedNodeObject
-        case .object: self = .object
-        case .global: self = .global
-        case .stack: self = .stack
-        case .closureContext: self = .closureContext
-        case .collection: self = .collection
-        case .unknownMemory: self = .unknownMemory
-        }
-    }
-}
-
 extension StringTable {
     /// Every definition, by ascending id.
     func definitions() -> [(UInt32, String)] {
