@@ -2,8 +2,9 @@
 import PackageDescription
 
 // The dependency direction is fixed by DESIGN.md:
-//   NodescopeWire  <- NodesDebug <- Nodes <- NodesTesting      (what a host app links: no NIO, no Graphviz)
-//   NodescopeWire  <- NodescopeCollector <- NodescopeServer    (the daemon side)
+//   NodescopeWire, NodescopeSocket <- NodesDebug <- Nodes <- NodesTesting   (what a host app links: no NIO, no Graphviz)
+//   NodescopeWire <- NodescopeCollector <- NodescopeControlCodec <- NodescopeServer, NodescopeControl   (the daemon side)
+//   NodescopeSocket <- NodescopeServer, NodescopeControl   (the socket rules, shared; neither imports the host runtime)
 let package = Package(
     name: "Nodescope",
     products: [
@@ -23,6 +24,18 @@ let package = Package(
         .executable(name: "sample-bfg", targets: ["sample-bfg"]),
         .executable(name: "sample-modules", targets: ["sample-modules"]),
     ],
+    // Every dependency below is guarded by one of these traits, so that an app that depends on
+    // this package with `traits: []` (or `["Combine"]`) resolves and builds none of the daemon's
+    // or the command's packages: SwiftPM prunes a dependency that only disabled traits use.
+    // Both are on by default, so this package's own `swift build` and `swift test` build all.
+    traits: [
+        .trait(
+            name: "Tools",
+            description: "The collector daemon, the nodescope command and the web view, with SwiftNIO, "
+                + "Hummingbird, ArgumentParser and the other packages they need. An app needs none of them."),
+        .trait(name: "Combine", description: "The NodesCombine product, with OpenCombine."),
+        .default(enabledTraits: ["Tools", "Combine"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -37,8 +50,12 @@ let package = Package(
     targets: [
         // Message types, framing, encoder and decoder over bytes. Depends on nothing.
         .target(name: "NodescopeWire"),
+        // The socket rules that hosts, clients and the daemon share: whether a collector's socket is
+        // one only this user controls, a trusted connect, the peer's uid, errno in words. No
+        // Foundation, no NIO: the agent links it.
+        .target(name: "NodescopeSocket"),
         // DebugInformation events, stable node ids, the generic tracking API, release watching.
-        .target(name: "NodesDebug", dependencies: ["NodescopeWire", "CNodesMemory"]),
+        .target(name: "NodesDebug", dependencies: ["NodescopeWire", "NodescopeSocket", "CNodesMemory"]),
         // Safe reads of the host's own memory and the names of its symbols, for the retainer
         // analysis; only NodesDebug's ProcessMemory calls it.
         .target(name: "CNodesMemory", cSettings: [.define("_GNU_SOURCE")]),
@@ -50,7 +67,11 @@ let package = Package(
         // StateObserver.observe(_:) of a publisher, Publisher.map(Transform), Set.cancelAll.
         .target(
             name: "NodesCombine",
-            dependencies: ["Nodes", .product(name: "OpenCombine", package: "OpenCombine")]),
+            dependencies: [
+                "Nodes", .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["Combine"])),
+                // DispatchQueue as a Scheduler: `.receive(on: DispatchQueue.main)` as generated code writes it.
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(traits: ["Combine"])),
+            ]),
         // Live trees per host, the leak state machine and queries: pure logic, injected time.
         .target(name: "NodescopeCollector", dependencies: ["NodescopeWire"]),
         // The recording format: writer, reader, index (pure, bytes in and out).
@@ -62,28 +83,29 @@ let package = Package(
         .systemLibrary(name: "CGraphviz", pkgConfig: "libgvc", providers: [.apt(["libgraphviz-dev"])]),
         .target(name: "NodescopeGraphviz", dependencies: ["CGraphviz"]),
 
+        // The control API's bodies, one codec for the daemon and its clients: UTF-8 JSON of the
+        // collector's query types, the tree written and read by hand (TreeJSON, TreeJSONReader).
+        .target(name: "NodescopeControlCodec", dependencies: ["NodescopeCollector"]),
+
         // The daemon: SwiftNIO Unix-socket server for hosts and clients, logging, lifecycle.
         .target(
             name: "NodescopeServer",
             dependencies: [
-                "NodescopeCollector", "NodescopeWire", "NodescopeControl", "NodescopeRecording",
-                // Only for SocketTrust: the one place of the socket rules that hosts, clients and
-                // the collector share (no agent starts in the daemon: it starts on a node event).
-                "NodesDebug",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "NodescopeCollector", "NodescopeWire", "NodescopeControlCodec", "NodescopeRecording", "NodescopeSocket",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
             ]),
 
-        // The control API's client side: the body codec (shared with the server) and a client
-        // that reaches a collector only after the socket trust checks, every answer with a deadline.
+        // The control API's client side: a client that reaches a collector only after the socket
+        // trust checks, every answer with a deadline.
         .target(
             name: "NodescopeControl",
             dependencies: [
-                "NodescopeCollector", "NodescopeWire", "NodesDebug",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "NodescopeCollector", "NodescopeControlCodec", "NodescopeWire", "NodescopeSocket",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
             ]),
 
         // Leak reports, pure: one model built by `check` and `leaks`, the baseline, and the
@@ -96,13 +118,13 @@ let package = Package(
         .target(
             name: "NodescopeWeb",
             dependencies: [
-                "NodescopeCollector", "NodescopeControl", "NodescopeReports", "NodescopeGraphviz", "NodescopeRecording",
-                "NodescopeReplay",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "NodescopeCollector", "NodescopeControl", "NodescopeControlCodec", "NodescopeReports", "NodescopeGraphviz",
+                "NodescopeRecording", "NodescopeReplay",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ],
             resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]),
 
@@ -110,22 +132,23 @@ let package = Package(
         .target(
             name: "NodescopeCommands",
             dependencies: [
-                "NodescopeServer", "NodescopeControl", "NodescopeReports", "NodescopeCollector", "NodescopeWire",
-                "NodescopeGraphviz", "NodesDebug", "NodescopeWeb", "NodescopeRecording", "NodescopeReplay",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system"),
+                "NodescopeServer", "NodescopeControl", "NodescopeControlCodec", "NodescopeReports", "NodescopeCollector",
+                "NodescopeWire",
+                "NodescopeGraphviz", "NodescopeSocket", "NodescopeWeb", "NodescopeRecording", "NodescopeReplay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Tools"])),
+                .product(name: "Subprocess", package: "swift-subprocess", condition: .when(traits: ["Tools"])),
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(traits: ["Tools"])),
             ]),
         .executableTarget(
             name: "nodescope",
             dependencies: [
                 "NodescopeCommands",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ]),
 
         // Sample host apps, one per seed architecture (Samples/README.md); each links only the
@@ -153,7 +176,7 @@ let package = Package(
             dependencies: [
                 "Nodes", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz", "NodescopeRecording",
                 "NodescopeReplay",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ],
             path: "Benchmarks/NodescopeBench"),
 
@@ -164,19 +187,22 @@ let package = Package(
 
         .testTarget(name: "NodescopeWireTests", dependencies: ["NodescopeWire", "SeededRandom"], exclude: ["Fixtures"]),
         .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTesting", "SeededRandom"]),
+        .testTarget(name: "NodescopeSocketTests", dependencies: ["NodescopeSocket"]),
         .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz", "SeededRandom"], exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
         .testTarget(name: "NodesCombineTests", dependencies: ["NodesCombine", "Nodes"]),
         .testTarget(name: "NodescopeCollectorTests", dependencies: ["NodescopeCollector", "SeededRandom"]),
         .testTarget(
+            name: "NodescopeControlCodecTests", dependencies: ["NodescopeControlCodec", "NodescopeCollector", "SeededRandom"]),
+        .testTarget(
             name: "NodescopeServerTests",
             dependencies: [
-                "NodescopeServer", "NodescopeControl", "NodescopeCollector", "NodescopeWire", "SeededRandom",
-                "NodescopeRecording", "NodescopeReplay",
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                "NodescopeServer", "NodescopeControl", "NodescopeControlCodec", "NodescopeCollector", "NodescopeWire",
+                "SeededRandom", "NodescopeRecording", "NodescopeReplay",
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
+                .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ]),
         .testTarget(
             name: "NodescopeRecordingTests",

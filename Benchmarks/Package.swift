@@ -12,7 +12,8 @@ let nodescope = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathC
 let package = Package(
     name: "NodescopeBenchmarks",
     dependencies: [
-        .package(path: ".."),
+        // The runtime alone (no daemon or command packages): the benchmarks measure the host.
+        .package(path: "..", traits: []),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [

@@ -95,6 +95,20 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
 
     // MARK: Lifecycle
 
+    /// Whether the flow is started, kept apart from the context's state for ``deinit``, which
+    /// cannot ask the context (it is not isolated to the main actor).
+    private var startedForDeinit = false
+
+    /// A flow released while it is started was never ended: in a debug build that stops the
+    /// program, as the Nodes framework does (end a flow before letting it go).
+    deinit {
+        #if DEBUG
+        if startedForDeinit {
+            assertionFailure("Lifecycle violation: \(type(of: self)) was released while started; end it first")
+        }
+        #endif
+    }
+
     /// Called once the flow has started and its context is active: attach initial children here.
     open func didStart() {}
 
@@ -107,6 +121,7 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
             register(under: nil, leakDetector: nil, site: nil)
         }
         trackingHandle?.reportState(.started)
+        startedForDeinit = true
         _context.activate()
         didStart()
     }
@@ -117,6 +132,7 @@ open class AbstractFlow<ContextInterfaceType, ViewControllerType>: TrackedObject
         guard isStarted else { return }
         flowController.detachEndingAllFlows()
         _context.deactivate()
+        startedForDeinit = false
         trackingHandle?.reportState(.ended)
         if isRoot {
             isRoot = false

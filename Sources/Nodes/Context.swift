@@ -39,6 +39,16 @@ open class _BaseContext: TrackedObjectBase, Context, WorkerOwning {
         self.workerController = WorkerController(workers: workers)
     }
 
+    /// A context released while it is active was never deactivated: in a debug build that stops
+    /// the program, as the Nodes framework does.
+    deinit {
+        #if DEBUG
+        if isActive {
+            assertionFailure("Lifecycle violation: \(type(of: self)) was released while active; deactivate it first")
+        }
+        #endif
+    }
+
     /// Called when the context has become active, before the workers start. Subclasses override it.
     open func didBecomeActive() {}
 

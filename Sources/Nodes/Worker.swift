@@ -17,6 +17,16 @@ open class _BaseWorker: TrackedObjectBase, Worker {
     /// Creates a stopped worker.
     public override init() {}
 
+    /// A worker released while it works was never stopped: in a debug build that stops the
+    /// program, as the Nodes framework does.
+    deinit {
+        #if DEBUG
+        if isWorking {
+            assertionFailure("Lifecycle violation: \(type(of: self)) was released while working; stop it first")
+        }
+        #endif
+    }
+
     /// Called after the worker starts. Subclasses override it.
     open func didStart() {}
 

@@ -113,15 +113,6 @@ public final class NodeTracker: Sendable {
         recording.store(true, ordering: .releasing)
     }
 
-    /// Stops recording and forgets the tree and the sinks.
-    public func stopRecording() {
-        recording.store(false, ordering: .releasing)
-        state.withLock { state in
-            log.drain(through: log.reservedEnd) { _ in }
-            state = State()
-        }
-    }
-
     /// Adds a sink and starts recording.
     public func addSink(_ sink: any DebugSink) {
         withApplied { state in

@@ -12,7 +12,7 @@ extension HostSession {
                 deadlines.pop()
                 continue
             }
-            guard let watermark, top.deadline <= watermark else { return }
+            guard VerdictRules.hasRunOut(top.deadline, by: watermark) else { return }
             deadlines.pop()
             flag(top.slot, verdict: .leaked, at: top.deadline, into: &changes)
         }
@@ -83,64 +83,36 @@ extension HostSession {
         for placeholder in tree.removeEmptyPlaceholders(from: parent) { changes.append(.removed(id: placeholder)) }
     }
 
-    /// Ends the session at `now` (collector clock). Nodes whose grace ran out by the host's
-    /// watermark are leaked. The others still awaiting release are unverified (nobody can know
-    /// whether they would have been released), except for a host that sends no heartbeats and
-    /// held its exit for them (a normal end whose goodbye, if one was recorded, is `normalExit`,
-    /// with the exit hold asked for): its hold stands for the graces, so they are leaked. A host
-    /// that sends heartbeats vouches for its exit with a last one, so whatever its watermark does
-    /// not cover was not held for (a node detached during the hold, say). Either verdict is
-    /// flagged at the end of the host's stream (its watermark), never before the node's detach.
-    ///
-    /// At a normal end whose goodbye is `normalExit` (a flush that was cut may have left out a
-    /// release or a newer path, so `flushIncomplete` settles nothing), a node still awaiting
-    /// release that its host explained is **settled** by what holds it (see
-    /// ``settledVerdict(_:)``): nothing from a root reaches its alive objects (a retain cycle)
-    /// → leaked; globals hold them → leaked, retained by a global. Anything else stays unverified.
-    mutating func end(normally: Bool, now: UInt64) -> [TreeChange] {
-        guard endedAt == nil else { return [] }
-        var changes: [TreeChange] = []
-        snapshot = nil
+    /// Judges what the end of the stream (`ending`) leaves pending: nodes whose grace ran out
+    /// by the host's watermark are leaked; the others still awaiting release get the verdict of
+    /// ``VerdictRules/verdictAtEnd(_:holdExit:watermark:settled:)`` (held exit, exit settlement
+    /// by the host's retainer paths, or unverified), flagged at
+    /// ``VerdictRules/flaggedAtEnd(detachedAt:watermark:)``.
+    mutating func judgeAtEnd(_ ending: SessionPhase.Ending, into changes: inout [TreeChange]) {
         processDue(into: &changes)
-        let held = normally && settings.holdExit && (goodbye == nil || goodbye == .normalExit) && !heartbeatsSeen
-        let verdict: LeakRecord.Verdict = held ? .leaked : .unverified
         var waiting = tree.usedSlots.filter { tree.slots[Int($0)].phase == .detached }
         waiting.sort {
             let (a, b) = (tree.slots[Int($0)], tree.slots[Int($1)])
             return a.detachedAt != b.detachedAt ? a.detachedAt < b.detachedAt : a.id < b.id
         }
-        let settles = normally && goodbye == .normalExit
         for slot in waiting {
-            let detachedAt = tree.slots[Int(slot)].detachedAt
-            let settled = settles && verdict == .unverified ? settledVerdict(slot) : nil
-            flag(slot, verdict: settled ?? verdict, at: max(watermark ?? detachedAt, detachedAt), into: &changes)
+            let verdict = VerdictRules.verdictAtEnd(ending, holdExit: settings.holdExit, watermark: watermark) {
+                settledVerdict(slot)
+            }
+            let flaggedAt = VerdictRules.flaggedAtEnd(detachedAt: tree.slots[Int(slot)].detachedAt, watermark: watermark)
+            flag(slot, verdict: verdict, at: flaggedAt, into: &changes)
         }
         deadlines.removeAll()
         removed.removeAll()
-        endedAt = now
-        endedNormally = normally
-        changes.append(.sessionEnded(normally: normally))
-        return changes
     }
 
-    /// The verdict that the host's analysis at its exit proves for a node still awaiting
-    /// release, or nil when it proves none: every alive object is held statically
-    /// (``RetainerPath/isHeldStatically``: a retain cycle that no root reaches, a global, or
-    /// plain heap references from one of them) → leaked; the record then reads as retained by
-    /// a global when globals hold them all directly. A stack, a task or an attached node on a
-    /// path could still let go within the grace, so it proves nothing.
+    /// The verdict that the host's analysis at its exit proves for the node in `slot`, still
+    /// awaiting release (``VerdictRules/settledVerdict(alive:paths:)``), or nil when it proves none.
     func settledVerdict(_ slot: UInt32) -> LeakRecord.Verdict? {
-        let node = tree.slots[Int(slot)]
         guard !retainers.isEmpty else { return nil }
-        let paths = retainers.paths(of: node.id)
-        let alive = node.objects.filter(\.isAlive)
-        guard !alive.isEmpty, !paths.isEmpty else { return nil }
-        for object in alive {
-            guard let path = paths.first(where: { $0.objectIndex == object.index }), path.isHeldStatically else {
-                return nil
-            }
-        }
-        return .leaked
+        let node = tree.slots[Int(slot)]
+        return VerdictRules.settledVerdict(
+            alive: node.objects.filter(\.isAlive).map(\.index), paths: retainers.paths(of: node.id))
     }
 
     /// The record of a node being flagged now.

@@ -35,7 +35,7 @@ extension HostSession {
 extension HostSession {
     /// Whether the session's own rules accept `frame` (so that room is made for it only then).
     func wouldKeep(_ frame: DefineStringFrame) -> Bool {
-        endedAt == nil && goodbye == nil && frame.stringID != 0 && !strings.contains(frame.stringID)
+        phase.acceptsFrames && frame.stringID != 0 && !strings.contains(frame.stringID)
             && strings.count < settings.maxStringsPerSession
             && strings.byteCount + frame.value.utf8.count <= settings.maxStringBytesPerSession
     }

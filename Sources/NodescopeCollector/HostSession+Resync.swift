@@ -51,8 +51,8 @@ extension HostSession {
         frames += nodes
         frames.append(.snapshotEnd(sequence: sequence))
         frames += paths
-        if heartbeatsSeen, let watermark {
-            frames.append(.heartbeat(monotonicNanos: clock.hostTime(watermark)))
+        if watermark.heartbeatsSeen, let time = watermark.time {
+            frames.append(.heartbeat(monotonicNanos: clock.hostTime(time)))
         }
         return frames
     }

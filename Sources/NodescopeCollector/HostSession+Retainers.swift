@@ -17,21 +17,21 @@ extension HostSession {
     mutating func noteRetainers(_ frame: RetainersFrame, into changes: inout [TreeChange]) throws(SessionError) {
         let id = frame.nodeID
         let slot = tree.slot(of: id)
-        let phase = slot.map { tree.slots[Int($0)].phase }
-        switch phase {
+        let nodePhase = slot.map { tree.slots[Int($0)].phase }
+        switch nodePhase {
         case .detached?, .leaked?, .lateRelease?, .unverified?:
             break
         case .attached?, .anchor?:
             // Still attached, or released (an anchor stays only for the nodes below it).
             return
         case .placeholder?, nil:
-            if awaitingSnapshot || removed.contains(id) { return }
+            if phase.isStale || removed.contains(id) { return }
             throw SessionError(.unknownNode, "retainers names node \(id), which was never attached")
         }
         guard let slot else { return }
         let node = tree.slots[Int(slot)]
         guard node.objectPosition(frame.objectIndex) != nil else {
-            if awaitingSnapshot { return }
+            if phase.isStale { return }
             throw SessionError(
                 .unknownObject, "retainers names object \(frame.objectIndex) of node \(id), never added")
         }

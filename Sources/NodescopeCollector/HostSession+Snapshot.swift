@@ -2,12 +2,8 @@ import NodescopeWire
 
 /// Snapshots: the replay frames build a new tree, which replaces the session's tree at the end.
 extension HostSession {
-    mutating func beginSnapshot(_ frame: SnapshotBeginFrame) throws(SessionError) {
-        if let snapshot {
-            throw SessionError(
-                .snapshotNesting,
-                "snapshotBegin at sequence \(frame.sequence) inside the snapshot at sequence \(snapshot.sequence)")
-        }
+    /// The snapshot that `frame` opens (in the phases `live` and `awaitingSnapshot`).
+    func beginSnapshot(_ frame: SnapshotBeginFrame) throws(SessionError) -> SnapshotBuild {
         if let lastSequence, frame.sequence < lastSequence {
             throw SessionError(
                 .sequenceRegression,
@@ -17,70 +13,68 @@ extension HostSession {
             throw SessionError(
                 .tooManyNodes, "snapshot of \(frame.nodeCount) nodes exceeds \(settings.maxNodesPerSession) nodes")
         }
-        snapshot = SnapshotBuild(sequence: frame.sequence, expectedNodes: frame.nodeCount)
-        awaitingSnapshot = false
+        return SnapshotBuild(sequence: frame.sequence, expectedNodes: frame.nodeCount)
     }
 
-    private func checkReplay(_ sequence: UInt64, _ frame: String) throws(SessionError) {
-        let expected = snapshot?.sequence ?? 0
-        guard sequence == expected else {
+    private func checkReplay(_ sequence: UInt64, _ frame: String, in build: SnapshotBuild) throws(SessionError) {
+        guard sequence == build.sequence else {
             throw SessionError(
-                .sequenceRegression, "\(frame) inside the snapshot at sequence \(expected) carries sequence \(sequence)")
+                .sequenceRegression,
+                "\(frame) inside the snapshot at sequence \(build.sequence) carries sequence \(sequence)")
         }
     }
 
     /// The slot of a node of the snapshot being received.
-    private func replaySlot(_ nodeID: UInt64, _ frame: String) throws(SessionError) -> UInt32 {
-        guard let slot = snapshot?.tree.slot(of: nodeID), snapshot?.tree.slots[Int(slot)].phase != .placeholder else {
+    private func replaySlot(_ nodeID: UInt64, _ frame: String, in build: SnapshotBuild) throws(SessionError) -> UInt32 {
+        guard let slot = build.tree.slot(of: nodeID), build.tree.slots[Int(slot)].phase != .placeholder else {
             throw SessionError(.unknownNode, "\(frame) in a snapshot names node \(nodeID) before its nodeAttached")
         }
         return slot
     }
 
-    mutating func replayAttach(_ frame: NodeAttachedFrame) throws(SessionError) {
-        try checkReplay(frame.sequence, "nodeAttached")
-        guard let received = snapshot?.attachedNodes, let expected = snapshot?.expectedNodes, received < expected else {
+    mutating func replayAttach(_ frame: NodeAttachedFrame, into build: inout SnapshotBuild) throws(SessionError) {
+        try checkReplay(frame.sequence, "nodeAttached", in: build)
+        guard build.attachedNodes < build.expectedNodes else {
             throw SessionError(
-                .snapshotCountMismatch,
-                "snapshot announced \(snapshot?.expectedNodes ?? 0) nodes and sends more")
+                .snapshotCountMismatch, "snapshot announced \(build.expectedNodes) nodes and sends more")
         }
-        let plan = try planAttach(frame, in: snapshot!.tree, removed: nil)
-        _ = Self.applyAttach(frame, plan: plan, at: collectorTime(frame.timeNanos), in: &snapshot!.tree)
-        snapshot!.attachedNodes += 1
+        let plan = try planAttach(frame, in: build.tree, removed: nil)
+        _ = Self.applyAttach(frame, plan: plan, at: collectorTime(frame.timeNanos), in: &build.tree)
+        build.attachedNodes += 1
         eventsIngested &+= 1
     }
 
-    mutating func replayObjectAdded(_ frame: ObjectAddedFrame) throws(SessionError) {
-        try checkReplay(frame.sequence, "objectAdded")
-        let slot = try replaySlot(frame.nodeID, "objectAdded")
-        try checkObject(frame, slot: slot, in: snapshot!.tree)
-        _ = snapshot!.tree.addObject(ObjectSlot(frame), to: slot)
+    mutating func replayObjectAdded(_ frame: ObjectAddedFrame, into build: inout SnapshotBuild) throws(SessionError) {
+        try checkReplay(frame.sequence, "objectAdded", in: build)
+        let slot = try replaySlot(frame.nodeID, "objectAdded", in: build)
+        try checkObject(frame, slot: slot, in: build.tree)
+        _ = build.tree.addObject(ObjectSlot(frame), to: slot)
         eventsIngested &+= 1
     }
 
-    mutating func replayStateChanged(_ frame: StateChangedFrame) throws(SessionError) {
-        try checkReplay(frame.sequence, "stateChanged")
-        let slot = try replaySlot(frame.nodeID, "stateChanged")
-        snapshot!.tree.slots[Int(slot)].state = frame.state.rawValue
+    mutating func replayStateChanged(_ frame: StateChangedFrame, into build: inout SnapshotBuild) throws(SessionError) {
+        try checkReplay(frame.sequence, "stateChanged", in: build)
+        let slot = try replaySlot(frame.nodeID, "stateChanged", in: build)
+        build.tree.slots[Int(slot)].state = frame.state.rawValue
         eventsIngested &+= 1
     }
 
-    mutating func replayDetached(_ frame: NodeDetachedFrame) throws(SessionError) {
-        try checkReplay(frame.sequence, "nodeDetached")
-        let slot = try replaySlot(frame.nodeID, "nodeDetached")
-        guard snapshot!.tree.slots[Int(slot)].phase == .attached else {
+    mutating func replayDetached(_ frame: NodeDetachedFrame, into build: inout SnapshotBuild) throws(SessionError) {
+        try checkReplay(frame.sequence, "nodeDetached", in: build)
+        let slot = try replaySlot(frame.nodeID, "nodeDetached", in: build)
+        guard build.tree.slots[Int(slot)].phase == .attached else {
             throw SessionError(.alreadyDetached, "nodeDetached in a snapshot for node \(frame.nodeID) a second time")
         }
-        snapshot!.tree.slots[Int(slot)].phase = .detached
-        snapshot!.tree.slots[Int(slot)].detachedAt = collectorTime(frame.timeNanos)
+        build.tree.slots[Int(slot)].phase = .detached
+        build.tree.slots[Int(slot)].detachedAt = collectorTime(frame.timeNanos)
         eventsIngested &+= 1
     }
 
-    mutating func replayReleased(_ frame: ObjectReleasedFrame) throws(SessionError) {
-        try checkReplay(frame.sequence, "objectReleased")
-        let slot = try replaySlot(frame.nodeID, "objectReleased")
-        try checkRelease(frame, slot: slot, in: snapshot!.tree)
-        _ = snapshot!.tree.releaseObject(frame.objectIndex, of: slot)
+    mutating func replayReleased(_ frame: ObjectReleasedFrame, into build: inout SnapshotBuild) throws(SessionError) {
+        try checkReplay(frame.sequence, "objectReleased", in: build)
+        let slot = try replaySlot(frame.nodeID, "objectReleased", in: build)
+        try checkRelease(frame, slot: slot, in: build.tree)
+        _ = build.tree.releaseObject(frame.objectIndex, of: slot)
         eventsIngested &+= 1
     }
 
@@ -93,10 +87,12 @@ extension HostSession {
     /// watermark (a watermark from before the snapshot: the snapshot is newer still). A parent
     /// missing from the snapshot but known before is kept as a placeholder with its old names,
     /// so a ghost stays under its former parent.
-    mutating func endSnapshot(sequence: UInt64, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
-        guard let build = snapshot else {
-            throw SessionError(.snapshotNesting, "snapshotEnd at sequence \(sequence) without snapshotBegin")
-        }
+    ///
+    /// The build's tree is taken (the build is left empty): its caller leaves the phase
+    /// `receivingSnapshot` for `live`.
+    mutating func endSnapshot(
+        _ build: inout SnapshotBuild, sequence: UInt64, now: UInt64, into changes: inout [TreeChange]
+    ) throws(SessionError) {
         guard sequence == build.sequence else {
             throw SessionError(
                 .snapshotNesting, "snapshotEnd at sequence \(sequence) closes the snapshot begun at \(build.sequence)")
@@ -107,8 +103,7 @@ extension HostSession {
                 "snapshot announced \(build.expectedNodes) nodes and sent \(build.attachedNodes)")
         }
         var next = NodeTree()
-        swap(&next, &snapshot!.tree)
-        snapshot = nil
+        swap(&next, &build.tree)
 
         closeRecordsOfVanishedNodes(in: next, now: now)
         keepFormerParents(in: &next, now: now)
@@ -199,13 +194,16 @@ extension HostSession {
                         next.slots[index].leakIndex = old.leakIndex
                     }
                 }
-                if node.aliveCount > 0 {
-                    if wasFlagged { next.slots[index].phase = .leaked }
-                } else if wasFlagged {
+                switch VerdictRules.resynced(wasFlagged: wasFlagged, hasAliveObject: node.aliveCount > 0) {
+                case .leaked:
+                    next.slots[index].phase = .leaked
+                case .lateRelease:
                     next.slots[index].phase = .lateRelease
                     _ = updateRecordToLateRelease(next.slots[index].leakIndex, at: now)
-                } else {
-                    // Released cleanly: the host should have left it out.
+                case .awaitingRelease:
+                    break
+                case .released:
+                    // The host should have left it out.
                     removed.insert(node.id)
                     next.slots[index].phase = .anchor
                     _ = next.removeEmptyPlaceholders(from: slot)

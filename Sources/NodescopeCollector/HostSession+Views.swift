@@ -104,10 +104,7 @@ extension HostSession {
     }
 
     /// How the session ended; nil while the host is connected.
-    var sessionEnd: SessionEnd? {
-        guard endedAt != nil else { return nil }
-        return endedNormally == true ? SessionEnd(goodbye: goodbye ?? .normalExit) : .abnormal
-    }
+    var sessionEnd: SessionEnd? { phase.ending?.sessionEnd }
 
     /// Where the session's nodes stand (``NodeCounts``): the verdicts of its leak records, the
     /// attached nodes and those awaiting release.
@@ -123,7 +120,7 @@ extension HostSession {
         let counts = counts
         return ProcessSummary(
             session: id, pid: pid, processName: processName, connectedAtNanos: connectedAt, endedAtNanos: endedAt,
-            endedNormally: endedNormally, liveNodes: counts.attached, leaks: counts.leaked, eventsIngested: eventsIngested,
+            endedNormally: phase.ending?.normally, liveNodes: counts.attached, leaks: counts.leaked, eventsIngested: eventsIngested,
             droppedReported: droppedReported, startedAtNanos: processStartedAt, awaitingRelease: counts.awaitingRelease,
             graceNanos: settings.graceNanos, counts: counts, end: sessionEnd)
     }

@@ -1,7 +1,9 @@
 import NodescopeWire
 
-/// Everything the collector knows of one host connection: its interned strings, its tree, the
-/// sequence and snapshot rules, the leak state machine and its leak records.
+/// Everything the collector knows of one host connection: its phase (``SessionPhase``: the
+/// snapshot being received, the goodbye, the end), its interned strings, its tree, the sequence
+/// and snapshot rules, the leak state machine and its leak records. Every phase transition is
+/// made in this file; every verdict rule is in ``VerdictRules``.
 ///
 /// Frames are checked before anything is changed, so a frame that breaks a rule leaves the
 /// session as it was.
@@ -19,19 +21,11 @@ struct HostSession {
     /// How host times map to the collector's clock (the identity on one machine).
     let clock: HostClockMapping
 
-    /// When the session ended, collector clock.
-    var endedAt: UInt64?
-    /// Whether it ended with a normal goodbye.
-    var endedNormally: Bool?
-    /// The goodbye received, if any: nothing may follow it.
-    var goodbye: GoodbyeReason?
+    /// Where the session stands in its life (``SessionPhase``), with what belongs to that stage.
+    private(set) var phase = SessionPhase.greeted
 
     var strings = StringTable()
     var tree = NodeTree()
-    /// The snapshot being received, if one is open.
-    var snapshot: SnapshotBuild?
-    /// Set by `dropped`: until the next snapshot begins, events are out of place.
-    var awaitingSnapshot = false
     /// The sequence of the last delta (or of the last snapshot).
     var lastSequence: UInt64?
     var deadlines = DeadlineHeap()
@@ -50,16 +44,8 @@ struct HostSession {
     var processStartedAt: UInt64?
     var eventsIngested: UInt64 = 0
     var droppedReported: UInt64 = 0
-    /// The host's watermark, on the collector's clock: the latest time up to which the host's
-    /// stream is known to be complete. Graces are judged against it, never against the
-    /// collector's own clock, so a verdict does not depend on how far behind the collector is.
-    var watermark: UInt64?
-    /// Whether the host has sent a heartbeat: from then on only heartbeats move the watermark
-    /// (a host that notices some releases by polling vouches for its stream through them).
-    var heartbeatsSeen = false
-    /// Whether any frame followed the hello. A session without one is a phantom (a host that
-    /// gave up waiting for the answer to its hello) and is forgotten when it ends.
-    var receivedFrames = false
+    /// The host's watermark (``HostWatermark``): graces are judged against it.
+    private(set) var watermark = HostWatermark()
 
     init(id: SessionID, hello: Hello, now: UInt64, clocks: ClockRelation, settings: CollectorSettings) {
         self.id = id
@@ -71,7 +57,14 @@ struct HostSession {
     }
 
     /// Whether the session has ended.
-    var hasEnded: Bool { endedAt != nil }
+    var hasEnded: Bool { phase.hasEnded }
+
+    /// When the session ended, collector clock; nil while the host is connected.
+    var endedAt: UInt64? { phase.ending?.at }
+
+    /// Whether any frame followed the hello. A session without one is a phantom (a host that
+    /// gave up waiting for the answer to its hello) and is forgotten when it ends.
+    var receivedFrames: Bool { phase.receivedFrames }
 
     /// A host time mapped to the collector's clock, clamped to the range of `UInt64`.
     func collectorTime(_ hostTime: UInt64) -> UInt64 {
@@ -80,90 +73,152 @@ struct HostSession {
 
     /// Moves the watermark to `time` (collector clock) if that is later, then flags what is due.
     mutating func advanceWatermark(to time: UInt64, into changes: inout [TreeChange]) {
-        if watermark.map({ time > $0 }) ?? true { watermark = time }
+        watermark.advance(to: time)
         processDue(into: &changes)
     }
 
-    /// The watermark that an event at `time` (host clock) implies: for a host that does not
-    /// send heartbeats, its delta times; nothing while the tree is stale (after `dropped`).
+    /// The watermark that a delta at `time` (host clock) implies, by
+    /// ``VerdictRules/eventTimeMovesWatermark(_:in:)``.
     mutating func noteEventTime(_ time: UInt64, into changes: inout [TreeChange]) {
-        guard !heartbeatsSeen, !awaitingSnapshot else { return }
+        guard VerdictRules.eventTimeMovesWatermark(watermark, in: phase) else { return }
         advanceWatermark(to: collectorTime(time), into: &changes)
     }
 
     /// The end of a grace that starts at `detachedAt`.
     func deadline(after detachedAt: UInt64) -> UInt64 {
-        let (sum, overflow) = detachedAt.addingReportingOverflow(settings.graceNanos)
-        return overflow ? .max : sum
+        VerdictRules.deadline(after: detachedAt, grace: settings.graceNanos)
     }
 
     // MARK: - Ingest
 
-    /// Applies one frame of the host stream; appends what changed to `changes`.
+    /// Applies one frame of the host stream; appends what changed to `changes`. A frame out of
+    /// place in the session's ``phase`` throws and changes nothing (but a session that received
+    /// one is no phantom).
     mutating func ingest(_ message: WireMessage, now: UInt64, into changes: inout [TreeChange]) throws(SessionError) {
-        guard endedAt == nil else {
+        switch phase {
+        case .ended:
             throw SessionError(.unexpectedMessage, "\(message.frameType) frame after the end of session \(id)")
-        }
-        if let goodbye {
+        case .saidGoodbye(let goodbye):
             throw SessionError(.unexpectedMessage, "\(message.frameType) frame after goodbye (\(goodbye))")
+        case .greeted:
+            phase = .live
+            try ingestOutsideSnapshot(message, into: &changes)
+        case .live, .awaitingSnapshot:
+            try ingestOutsideSnapshot(message, into: &changes)
+        case .receivingSnapshot(var build):
+            // The build leaves the phase while it grows, so that its tree has one owner and is
+            // not copied; `receiveInSnapshot` says what follows (the build back, or `live`).
+            phase = .live
+            do {
+                phase = try receiveInSnapshot(message, building: &build, now: now, into: &changes)
+            } catch {
+                phase = .receivingSnapshot(build)
+                throw error
+            }
         }
-        defer { receivedFrames = true }
+    }
+
+    /// Ends the session at `now` (collector clock); `normally` when the stream ended after a
+    /// goodbye and without a violation. What is pending is judged (``judgeAtEnd(_:into:)``), and a
+    /// snapshot being received is dropped with its phase. Ending an ended session changes nothing.
+    mutating func end(normally: Bool, now: UInt64) -> [TreeChange] {
+        guard !phase.hasEnded else { return [] }
+        let ending = SessionPhase.Ending(at: now, normally: normally, goodbye: phase.goodbye, receivedFrames: phase.receivedFrames)
+        phase = .ended(ending)
+        var changes: [TreeChange] = []
+        judgeAtEnd(ending, into: &changes)
+        changes.append(.sessionEnded(normally: normally))
+        return changes
+    }
+
+    /// Applies a frame outside a snapshot (in the phases `live` and `awaitingSnapshot`).
+    private mutating func ingestOutsideSnapshot(
+        _ message: WireMessage, into changes: inout [TreeChange]
+    ) throws(SessionError) {
+        switch message {
+        case .snapshotBegin(let frame):
+            phase = .receivingSnapshot(try beginSnapshot(frame))
+        case .snapshotEnd(let sequence):
+            throw SessionError(.snapshotNesting, "snapshotEnd at sequence \(sequence) without snapshotBegin")
+        case .nodeAttached(let frame):
+            try attach(frame, into: &changes)
+        case .objectAdded(let frame):
+            try addObject(frame, into: &changes)
+        case .stateChanged(let frame):
+            try changeState(frame, into: &changes)
+        case .nodeDetached(let frame):
+            try detach(frame, into: &changes)
+        case .objectReleased(let frame):
+            try release(frame, into: &changes)
+        case .dropped(let count):
+            droppedReported &+= count
+            phase = .awaitingSnapshot
+        case .goodbye(let reason):
+            if phase.isStale {
+                throw SessionError(.unexpectedMessage, "goodbye after dropped, before the snapshot that must follow it")
+            }
+            phase = .saidGoodbye(reason)
+        case .heartbeat(let time):
+            watermark.noteHeartbeat()
+            if VerdictRules.heartbeatMovesWatermark(in: phase) { advanceWatermark(to: collectorTime(time), into: &changes) }
+        case .retainers(let frame):
+            try noteRetainers(frame, into: &changes)
+        case .nodeOrigin(let frame):
+            try noteOrigin(frame)
+        default:
+            try ingestAnywhere(message)
+        }
+    }
+
+    /// Applies a frame inside the snapshot `build`; returns the phase that follows.
+    private mutating func receiveInSnapshot(
+        _ message: WireMessage, building build: inout SnapshotBuild, now: UInt64, into changes: inout [TreeChange]
+    ) throws(SessionError) -> SessionPhase {
+        switch message {
+        case .snapshotBegin(let frame):
+            throw SessionError(
+                .snapshotNesting,
+                "snapshotBegin at sequence \(frame.sequence) inside the snapshot at sequence \(build.sequence)")
+        case .snapshotEnd(let sequence):
+            try endSnapshot(&build, sequence: sequence, now: now, into: &changes)
+            return .live
+        case .nodeAttached(let frame):
+            try replayAttach(frame, into: &build)
+        case .objectAdded(let frame):
+            try replayObjectAdded(frame, into: &build)
+        case .stateChanged(let frame):
+            try replayStateChanged(frame, into: &build)
+        case .nodeDetached(let frame):
+            try replayDetached(frame, into: &build)
+        case .objectReleased(let frame):
+            try replayReleased(frame, into: &build)
+        case .nodeOrigin(let frame):
+            try noteOrigin(frame, into: &build)
+        case .dropped, .goodbye, .heartbeat, .retainers:
+            throw SessionError(
+                .snapshotNesting,
+                "\(message.frameType) inside the snapshot at sequence \(build.sequence), before its end")
+        default:
+            try ingestAnywhere(message)
+        }
+        return .receivingSnapshot(build)
+    }
+
+    /// Applies a frame that may come in any phase that accepts frames (strings, sites, tests),
+    /// or refuses one that has no place on a host stream.
+    private mutating func ingestAnywhere(_ message: WireMessage) throws(SessionError) {
         switch message {
         case .defineString(let frame):
             try define(frame)
-        case .snapshotBegin(let frame):
-            try beginSnapshot(frame)
-        case .snapshotEnd(let sequence):
-            try endSnapshot(sequence: sequence, now: now, into: &changes)
-        case .nodeAttached(let frame):
-            if snapshot != nil { try replayAttach(frame) } else { try attach(frame, into: &changes) }
-        case .objectAdded(let frame):
-            if snapshot != nil { try replayObjectAdded(frame) } else { try addObject(frame, into: &changes) }
-        case .stateChanged(let frame):
-            if snapshot != nil {
-                try replayStateChanged(frame)
-            } else {
-                try changeState(frame, into: &changes)
-            }
-        case .nodeDetached(let frame):
-            if snapshot != nil { try replayDetached(frame) } else { try detach(frame, into: &changes) }
-        case .objectReleased(let frame):
-            if snapshot != nil { try replayReleased(frame) } else { try release(frame, into: &changes) }
-        case .dropped(let count):
-            try requireOutsideSnapshot("dropped")
-            droppedReported &+= count
-            awaitingSnapshot = true
-        case .goodbye(let reason):
-            try requireOutsideSnapshot("goodbye")
-            if awaitingSnapshot {
-                throw SessionError(.unexpectedMessage, "goodbye after dropped, before the snapshot that must follow it")
-            }
-            goodbye = reason
-        case .heartbeat(let time):
-            try requireOutsideSnapshot("heartbeat")
-            heartbeatsSeen = true
-            // After `dropped` the tree is stale until the snapshot: nothing is judged on it.
-            if !awaitingSnapshot { advanceWatermark(to: collectorTime(time), into: &changes) }
-        case .retainers(let frame):
-            try requireOutsideSnapshot("retainers")
-            try noteRetainers(frame, into: &changes)
         case .defineSite(let frame):
             try defineSite(frame)
         case .defineTest(let frame):
             try defineTest(frame)
-        case .nodeOrigin(let frame):
-            try noteOrigin(frame)
         case .hello:
             throw SessionError(.unexpectedMessage, "a second hello on a host stream")
-        case .helloAccepted, .helloRefused, .request, .response, .event, .explain, .explained:
+        default:
+            // Frames of the other streams (the frames of the host stream's phases never come here).
             throw SessionError(.unexpectedMessage, "\(message.frameType) frame on a host stream")
-        }
-    }
-
-    private func requireOutsideSnapshot(_ frame: String) throws(SessionError) {
-        if let snapshot {
-            throw SessionError(
-                .snapshotNesting, "\(frame) inside the snapshot at sequence \(snapshot.sequence), before its end")
         }
     }
 
@@ -198,7 +253,7 @@ struct HostSession {
 
     /// Checks a delta's place and sequence (the sequence is recorded once the frame is applied).
     private func checkDelta(_ sequence: UInt64, _ frame: String) throws(SessionError) {
-        if awaitingSnapshot {
+        if phase.isStale {
             throw SessionError(.unexpectedMessage, "\(frame) after dropped, before the snapshot that must follow it")
         }
         if let lastSequence, sequence <= lastSequence {
@@ -322,7 +377,9 @@ struct HostSession {
         let releasedAt = collectorTime(frame.timeNanos)
         if tree.slots[Int(slot)].phase == .detached {
             let due = deadline(after: tree.slots[Int(slot)].detachedAt)
-            if releasedAt > due { flag(slot, verdict: .leaked, at: due, into: &changes) }
+            if VerdictRules.releaseProvesLeak(releasedAt: releasedAt, deadline: due) {
+                flag(slot, verdict: .leaked, at: due, into: &changes)
+            }
         }
         _ = tree.releaseObject(frame.objectIndex, of: slot)
         accept(frame.sequence)

@@ -50,27 +50,33 @@ extension HostSession {
         origins.define(test: frame.testID, .init(suite: frame.suiteStringID, name: frame.nameStringID, site: frame.siteID))
     }
 
-    /// Sets a node's attach site and test. The node is the snapshot's while one is open; a node
-    /// this session removed as released is tolerated (nothing changes).
+    /// Sets a node's attach site and test, outside a snapshot; a node this session removed as
+    /// released is tolerated (nothing changes).
     mutating func noteOrigin(_ frame: NodeOriginFrame) throws(SessionError) {
-        try checkSite(frame.siteID, of: "nodeOrigin")
-        if frame.testID != 0, origins.tests[frame.testID] == nil {
-            throw SessionError(.unknownString, "nodeOrigin uses test id \(frame.testID) before its defineTest")
-        }
-        if snapshot != nil {
-            guard let slot = snapshot!.tree.slot(of: frame.nodeID), !snapshot!.tree.slots[Int(slot)].isPlaceholder else {
-                throw SessionError(.unknownNode, "nodeOrigin names node \(frame.nodeID), not yet in the snapshot")
-            }
-            snapshot!.tree.slots[Int(slot)].site = frame.siteID
-            snapshot!.tree.slots[Int(slot)].test = frame.testID
-            return
-        }
+        try checkOrigin(frame)
         guard let slot = tree.slot(of: frame.nodeID), !tree.slots[Int(slot)].isPlaceholder else {
             if removed.contains(frame.nodeID) { return }
             throw SessionError(.unknownNode, "nodeOrigin names node \(frame.nodeID), which is not in the tree")
         }
         tree.slots[Int(slot)].site = frame.siteID
         tree.slots[Int(slot)].test = frame.testID
+    }
+
+    /// Sets the attach site and test of a node of the snapshot being received.
+    func noteOrigin(_ frame: NodeOriginFrame, into build: inout SnapshotBuild) throws(SessionError) {
+        try checkOrigin(frame)
+        guard let slot = build.tree.slot(of: frame.nodeID), !build.tree.slots[Int(slot)].isPlaceholder else {
+            throw SessionError(.unknownNode, "nodeOrigin names node \(frame.nodeID), not yet in the snapshot")
+        }
+        build.tree.slots[Int(slot)].site = frame.siteID
+        build.tree.slots[Int(slot)].test = frame.testID
+    }
+
+    private func checkOrigin(_ frame: NodeOriginFrame) throws(SessionError) {
+        try checkSite(frame.siteID, of: "nodeOrigin")
+        if frame.testID != 0, origins.tests[frame.testID] == nil {
+            throw SessionError(.unknownString, "nodeOrigin uses test id \(frame.testID) before its defineTest")
+        }
     }
 
     private func checkSite(_ siteID: UInt32, of frame: String) throws(SessionError) {

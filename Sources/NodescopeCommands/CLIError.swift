@@ -3,17 +3,17 @@ import NodescopeReports
 
 /// The one error type of the CLI: a line for standard error, the exit code of DESIGN.md, and the
 /// error it came from, if any. Every command throws; the executable's `main` prints and exits.
-public struct CLIError: Error, Sendable, CustomStringConvertible {
+package struct CLIError: Error, Sendable, CustomStringConvertible {
     /// What a person should read.
-    public let message: String
+    package let message: String
     /// The process exit code: 1 for "nothing to show" or a gate failure, 2 for usage and
     /// internal errors (DESIGN.md's exit codes).
-    public let exitCode: Int32
+    package let exitCode: Int32
     /// The error this one reports, when it reports another.
-    public let underlying: (any Error & Sendable)?
+    package let underlying: (any Error & Sendable)?
 
     /// Creates an error.
-    public init(_ message: String, exitCode: Int32 = 2, underlying: (any Error & Sendable)? = nil) {
+    package init(_ message: String, exitCode: Int32 = 2, underlying: (any Error & Sendable)? = nil) {
         self.message = message
         self.exitCode = exitCode
         self.underlying = underlying
@@ -22,7 +22,7 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
     /// The CLI's view of an error from below: the control client's failures and the collector's
     /// refusals map here, and only here, to messages and exit codes. Nil for errors the CLI does
     /// not know (ArgumentParser's own, which it reports itself).
-    public init?(_ error: any Error) {
+    package init?(_ error: any Error) {
         switch error {
         case let error as CLIError:
             self = error
@@ -41,5 +41,5 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

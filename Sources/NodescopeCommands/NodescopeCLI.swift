@@ -1,9 +1,9 @@
 import ArgumentParser
 
 /// The `nodescope` command: see inside a running node-tree app.
-public struct NodescopeCLI: AsyncParsableCommand {
+package struct NodescopeCLI: AsyncParsableCommand {
     /// The command's help and subcommands.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "nodescope",
         abstract: "See the live node tree of a running Swift app, catch leaked nodes, draw the tree.",
         discussion: """
@@ -19,5 +19,5 @@ public struct NodescopeCLI: AsyncParsableCommand {
     )
 
     /// Creates the command (ArgumentParser does this).
-    public init() {}
+    package init() {}
 }

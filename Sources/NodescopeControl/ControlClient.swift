@@ -2,8 +2,9 @@ import Foundation
 import Glibc
 import NIOCore
 import NIOPosix
-import NodesDebug
 import NodescopeCollector
+import NodescopeControlCodec
+import NodescopeSocket
 import NodescopeWire
 import Synchronization
 
@@ -14,7 +15,7 @@ import Synchronization
 ///     let processes = try await client.request(.listProcesses, as: [ProcessSummary].self)
 /// }
 /// ```
-public struct ControlClient: ~Copyable {
+package struct ControlClient: ~Copyable {
     private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private let deadline: AnswerDeadline
@@ -24,7 +25,7 @@ public struct ControlClient: ~Copyable {
     /// How long the collector may stay silent while an answer is due (the handshake, or a
     /// request's response) before the command gives up: 10 s, or `NODESCOPE_ANSWER_TIMEOUT`
     /// seconds. A long answer that keeps arriving never times out: each received part re-arms it.
-    public static var answerTimeout: TimeAmount {
+    package static var answerTimeout: TimeAmount {
         let text = getenv("NODESCOPE_ANSWER_TIMEOUT").map { String(cString: $0) }
         if let text, let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 {
             return .nanoseconds(Int64(seconds * 1e9))
@@ -33,15 +34,15 @@ public struct ControlClient: ~Copyable {
     }
 
     /// Why a request failed on the collector's side.
-    public struct Refusal: Error, Sendable, CustomStringConvertible {
+    package struct Refusal: Error, Sendable, CustomStringConvertible {
         /// The response status.
-        public var status: ResponseStatus
+        package var status: ResponseStatus
         /// The collector's explanation.
-        public var failure: ControlBody.Failure
+        package var failure: ControlBody.Failure
 
         /// The collector's explanation, made safe to print, with the candidates of an ambiguous
         /// name listed one a line by pid.
-        public var description: String {
+        package var description: String {
             guard let candidates = failure.candidates, !candidates.isEmpty else { return VisibleText.escaped(failure.error) }
             let list = candidates.map { "  \($0.pid)  \(VisibleText.escaped($0.processName))" }.joined(separator: "\n")
             return VisibleText.escaped(failure.error) + "; name one by pid:\n" + list
@@ -51,7 +52,7 @@ public struct ControlClient: ~Copyable {
     /// Connects, says hello as a client, and runs `body`. Throws ``ControlError`` when nothing
     /// answers on `path` (`CollectorServer.isAnswering(at:)` asks first), and before anything is
     /// sent when the socket's place or the collector's user is not to be trusted (``SocketTrust``).
-    public static func connect<T: Sendable>(
+    package static func connect<T: Sendable>(
         to path: String, _ body: (inout ControlClient) async throws -> T
     ) async throws -> T {
         let descriptor: Int32
@@ -91,7 +92,7 @@ public struct ControlClient: ~Copyable {
     /// Refuses, before anything is tried on it, a socket whose place another user controls,
     /// and a socket file of another user (its collector serves that user only: a command must
     /// say so, not start an embedded collector that cannot bind there).
-    public static func checkPlace(of path: String) throws(ControlError) {
+    package static func checkPlace(of path: String) throws(ControlError) {
         if case .refused(let refusal) = SocketTrust.inspect(path) {
             throw ControlError(.untrusted, explain(refusal, path: path))
         }
@@ -102,7 +103,7 @@ public struct ControlClient: ~Copyable {
     }
 
     /// A refusal of ``SocketTrust`` as one line, with what to do.
-    public static func explain(_ refusal: SocketTrust.Refusal, path: String) -> String {
+    package static func explain(_ refusal: SocketTrust.Refusal, path: String) -> String {
         let own =
             "collectors serve their own user only: start your own with `nodescope daemon --socket PATH` "
             + "(or use the default path) and point NODESCOPE_SOCKET or --socket at it"
@@ -166,7 +167,7 @@ public struct ControlClient: ~Copyable {
     /// Sends a request and decodes the whole (possibly multi-part) response body.
     /// - Parameter answerWithinSeconds: how long the answer may take, when longer than
     ///   ``answerTimeout`` (an `explain` waits for the host's analysis).
-    public mutating func request<T: Decodable>(
+    package mutating func request<T: Decodable>(
         _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "", as type: T.Type,
         answerWithinSeconds: Double? = nil
     ) async throws -> T {
@@ -177,7 +178,7 @@ public struct ControlClient: ~Copyable {
 
     /// Sends a request and returns the whole (possibly multi-part) body of a successful
     /// answer as the collector wrote it (JSON), undecoded: for passing it on as it is.
-    public mutating func requestBody(
+    package mutating func requestBody(
         _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "",
         answerWithinSeconds: Double? = nil
     ) async throws -> [UInt8] {
@@ -202,7 +203,7 @@ public struct ControlClient: ~Copyable {
     /// ``requestBody(_:argument:depth:rootPath:answerWithinSeconds:)`` for a large answer: each
     /// part of a successful body goes to `part` as it arrives (the parts joined are the body), so
     /// the body is never held whole. A refusal throws ``Refusal`` and hands over no part.
-    public mutating func requestBody(
+    package mutating func requestBody(
         _ command: ControlCommand, argument: String = "", depth: UInt32 = 0, rootPath: String = "",
         eachPart part: ([UInt8]) throws -> Void
     ) async throws {
@@ -227,7 +228,7 @@ public struct ControlClient: ~Copyable {
 
     /// Subscribes to a process's tree: returns the tree now, then calls `onChange` for each
     /// change until the process ends (or the connection does).
-    public mutating func subscribe(
+    package mutating func subscribe(
         _ process: String, initial: (TreeView) async throws -> Void, onChange: (TreeChange) async throws -> Bool
     ) async throws {
         try await subscribeBodies(
@@ -238,7 +239,7 @@ public struct ControlClient: ~Copyable {
     /// ``subscribe(_:initial:onChange:)`` with the bodies as the collector wrote them: the tree's
     /// JSON undecoded (a 100,000-node tree is tens of megabytes), each change decoded and as
     /// written.
-    public mutating func subscribeBodies(
+    package mutating func subscribeBodies(
         _ process: String, initial: ([UInt8]) async throws -> Void, onChange: (TreeChange, [UInt8]) async throws -> Bool
     ) async throws {
         try await initial(try await requestBody(.subscribe, argument: process))
@@ -263,7 +264,7 @@ public struct ControlClient: ~Copyable {
 
     /// Sends a `record` request for `process` into `path` (absolute), waits for the answer,
     /// then for the event that ends the recording (no deadline: it lasts as long as the process).
-    public mutating func record(
+    package mutating func record(
         _ process: String, path: String, started: (ControlBody.RecordingStarted) async throws -> Void
     ) async throws -> ControlBody.RecordingOutcome {
         let id = try await sendRequest(.record, argument: process, depth: 0, rootPath: path)

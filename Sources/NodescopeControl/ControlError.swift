@@ -1,8 +1,8 @@
 /// Why a control client could not get an answer from a collector: one line for a person, and
 /// what kind of failure it was, so that a command can choose its exit code.
-public struct ControlError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ControlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kinds of failure.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Nothing answers on the socket (no collector, a stale socket file).
         case unreachable
         /// The socket's place or the collector's user is not to be trusted (`SocketTrust`).
@@ -20,16 +20,16 @@ public struct ControlError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// What kind of failure.
-    public var kind: Kind
+    package var kind: Kind
     /// What happened and what to do, naming the socket.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -1,7 +1,7 @@
 /// Why a recording cannot be read, or where it stops being readable.
-public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct RecordingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What kind of problem.
-    public enum Code: String, Sendable, Equatable {
+    package enum Code: String, Sendable, Equatable {
         /// The file is not a Nodescope recording (no magic).
         case notARecording
         /// A recording of a format version this reader does not know.
@@ -13,16 +13,16 @@ public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     /// What kind of problem.
-    public var code: Code
+    package var code: Code
     /// A sentence that says what was found.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

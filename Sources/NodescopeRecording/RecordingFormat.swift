@@ -1,25 +1,25 @@
 /// The constants of the recording format (docs/RECORDING.md).
-public enum RecordingFormat {
+package enum RecordingFormat {
     /// The first eight bytes of every recording: `NSREC`, a NUL, CR, LF (a copy mangled as
     /// text, or a file that is something else, is told apart at once).
-    public static let magic: [UInt8] = [0x4E, 0x53, 0x52, 0x45, 0x43, 0x00, 0x0D, 0x0A]
+    package static let magic: [UInt8] = [0x4E, 0x53, 0x52, 0x45, 0x43, 0x00, 0x0D, 0x0A]
     /// The version of the format this module writes and reads.
-    public static let version: UInt16 = 1
+    package static let version: UInt16 = 1
     /// The last eight bytes of a finished recording, after the index's offset.
-    public static let trailerMagic: [UInt8] = [0x4E, 0x53, 0x52, 0x49, 0x44, 0x58, 0x00, 0x01]
+    package static let trailerMagic: [UInt8] = [0x4E, 0x53, 0x52, 0x49, 0x44, 0x58, 0x00, 0x01]
     /// Bytes of the trailer: the index record's offset (u64) and ``trailerMagic``.
-    public static let trailerBytes = 16
+    package static let trailerBytes = 16
     /// One index entry every this many records.
-    public static let indexStride = 1024
+    package static let indexStride = 1024
     /// The largest header body a reader accepts.
-    public static let maxHeaderBytes = 16_384
+    package static let maxHeaderBytes = 16_384
     /// The largest record of the recording's own (gap, end, restart, index) a reader accepts.
-    public static let maxOwnRecordBytes = 64 * 1024 * 1024
+    package static let maxOwnRecordBytes = 64 * 1024 * 1024
 }
 
 /// The record types of the recording's own, next to the host stream's frame types (which
 /// keep their wire type bytes, 0x10 to 0x3F).
-public enum RecordingRecordType: UInt8, Sendable, CaseIterable {
+package enum RecordingRecordType: UInt8, Sendable, CaseIterable {
     /// `count` (u64) frames of the host stream were lost by the recorder; a restart follows.
     case gap = 0xE0
     /// The end of the recording: how (u8) the stream ended.
@@ -31,7 +31,7 @@ public enum RecordingRecordType: UInt8, Sendable, CaseIterable {
 }
 
 /// How a recording ended (the `end` record).
-public enum RecordingEnd: UInt8, Sendable, Equatable, CaseIterable {
+package enum RecordingEnd: UInt8, Sendable, Equatable, CaseIterable {
     /// The host's stream ended without a goodbye (killed, crashed, a violation).
     case abnormal = 0
     /// The host said goodbye.

@@ -2,33 +2,33 @@ import NodescopeWire
 
 /// What a recording says about itself before its first record: the process, its hello's
 /// clocks, and the recorder's clocks when the recording started.
-public struct RecordingHeader: Sendable, Equatable {
+package struct RecordingHeader: Sendable, Equatable {
     /// The protocol version of the recorded connection (1 or 2).
-    public var protocolVersion: UInt16
+    package var protocolVersion: UInt16
     /// The host's pid.
-    public var pid: UInt32
+    package var pid: UInt32
     /// The host's process name.
-    public var processName: String
+    package var processName: String
     /// The host's `CLOCK_MONOTONIC` in its hello, ns.
-    public var helloMonotonicNanos: UInt64
+    package var helloMonotonicNanos: UInt64
     /// The host's wall clock in its hello, ns since the Unix epoch.
-    public var helloWallNanos: UInt64
+    package var helloWallNanos: UInt64
     /// The recorder's `CLOCK_MONOTONIC` when the recording started: arrival times count from it.
-    public var startMonotonicNanos: UInt64
+    package var startMonotonicNanos: UInt64
     /// The recorder's wall clock at the same moment, ns since the Unix epoch.
-    public var startWallNanos: UInt64
+    package var startWallNanos: UInt64
     /// How the host's clock relates to the recorder's: 0 unknown, 1 same, 2 different.
-    public var clockRelation: UInt8
+    package var clockRelation: UInt8
     /// The collector's grace, ns.
-    public var graceNanos: UInt64
+    package var graceNanos: UInt64
     /// Whether the collector asked the host to hold its exit for pending graces.
-    public var holdExit: Bool
+    package var holdExit: Bool
     /// Whether the recording starts in the middle of the session (with a snapshot that the
     /// recorder made from the collector's tree) rather than at the host's hello.
-    public var startsMidSession: Bool
+    package var startsMidSession: Bool
 
     /// Creates a header.
-    public init(
+    package init(
         protocolVersion: UInt16, pid: UInt32, processName: String, helloMonotonicNanos: UInt64, helloWallNanos: UInt64,
         startMonotonicNanos: UInt64, startWallNanos: UInt64, clockRelation: UInt8, graceNanos: UInt64, holdExit: Bool,
         startsMidSession: Bool
@@ -47,7 +47,7 @@ public struct RecordingHeader: Sendable, Equatable {
     }
 
     /// The host's hello as the collector received it.
-    public var hello: Hello {
+    package var hello: Hello {
         Hello(
             protocolVersion: protocolVersion, role: .host, pid: pid, monotonicNanos: helloMonotonicNanos,
             wallNanos: helloWallNanos, processName: processName)

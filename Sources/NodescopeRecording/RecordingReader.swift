@@ -1,9 +1,9 @@
 import NodescopeWire
 
 /// One record of a recording, decoded.
-public struct RecordedItem: Sendable, Equatable {
+package struct RecordedItem: Sendable, Equatable {
     /// What the record holds.
-    public enum Content: Sendable, Equatable {
+    package enum Content: Sendable, Equatable {
         /// A frame of the host stream.
         case frame(WireMessage)
         /// The recorder lost this many frames.
@@ -15,11 +15,11 @@ public struct RecordedItem: Sendable, Equatable {
     }
 
     /// The record's number, from 0.
-    public var number: UInt64
+    package var number: UInt64
     /// When it arrived, on the recorder's `CLOCK_MONOTONIC`, ns.
-    public var arrivalNanos: UInt64
+    package var arrivalNanos: UInt64
     /// What it holds.
-    public var content: Content
+    package var content: Content
 }
 
 /// Reads a recording from its bytes, whatever they are: a recording cut off mid-record opens up
@@ -29,19 +29,19 @@ public struct RecordedItem: Sendable, Equatable {
 /// Opening reads the header and the index from the trailer; a recording without a valid
 /// trailer (the recorder was killed) is walked once, record by record without decoding, to
 /// build the index. Reading records decodes them from an index entry on.
-public struct RecordingReader: Sendable {
+package struct RecordingReader: Sendable {
     /// The header.
-    public let header: RecordingHeader
+    package let header: RecordingHeader
     /// What was wrong with the file short of an error, one sentence each.
-    public private(set) var warnings: [String] = []
+    package private(set) var warnings: [String] = []
     /// Places from which to read, in order; the first is record 0.
-    public private(set) var index: [RecordingIndexEntry] = []
+    package private(set) var index: [RecordingIndexEntry] = []
     /// How many records can be read (the index record excepted).
-    public private(set) var recordCount: UInt64 = 0
+    package private(set) var recordCount: UInt64 = 0
     /// The arrival time of the last record (the start's when there is none).
-    public private(set) var lastArrivalNanos: UInt64
+    package private(set) var lastArrivalNanos: UInt64
     /// How the recording ended; nil when it was cut off.
-    public private(set) var end: RecordingEnd?
+    package private(set) var end: RecordingEnd?
     private let bytes: [UInt8]
     /// The offset after the last whole record.
     private var recordsEnd: Int
@@ -50,7 +50,7 @@ public struct RecordingReader: Sendable {
     ///
     /// - Throws: ``RecordingError`` when the bytes are not a recording, of another version, or
     ///   end inside the header.
-    public init(bytes: [UInt8]) throws(RecordingError) {
+    package init(bytes: [UInt8]) throws(RecordingError) {
         self.bytes = bytes
         let magic = RecordingFormat.magic
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else {
@@ -231,7 +231,7 @@ public struct RecordingReader: Sendable {
     // MARK: Reading
 
     /// The index entry from which to read to reach record `number`.
-    public func entry(before number: UInt64) -> RecordingIndexEntry {
+    package func entry(before number: UInt64) -> RecordingIndexEntry {
         var low = 0
         var high = index.count
         while low < high {
@@ -242,7 +242,7 @@ public struct RecordingReader: Sendable {
     }
 
     /// The index entry from which to read to reach the first record that arrived after `arrival`.
-    public func entry(beforeArrival arrival: UInt64) -> RecordingIndexEntry {
+    package func entry(beforeArrival arrival: UInt64) -> RecordingIndexEntry {
         var low = 0
         var high = index.count
         while low < high {
@@ -253,25 +253,25 @@ public struct RecordingReader: Sendable {
     }
 
     /// The records from `entry` (the first by default) to the last whole one.
-    public func records(from entry: RecordingIndexEntry? = nil) -> Records {
+    package func records(from entry: RecordingIndexEntry? = nil) -> Records {
         let start = entry ?? index[0]
         return Records(reader: self, position: Int(start.byteOffset), number: start.recordNumber, arrival: start.arrivalNanos)
     }
 
     /// The records of a recording in order, each decoded as it is reached.
-    public struct Records: Sendable {
+    package struct Records: Sendable {
         fileprivate let reader: RecordingReader
         fileprivate var position: Int
         /// The number of the next record.
-        public private(set) var number: UInt64
+        package private(set) var number: UInt64
         /// The arrival time of the last record read.
-        public private(set) var arrival: UInt64
+        package private(set) var arrival: UInt64
 
         /// The next record, nil after the last whole one.
         ///
         /// - Throws: ``RecordingError`` (`corrupt`) when a record's frame does not decode; the
         ///   records before it are good.
-        public mutating func next() throws(RecordingError) -> RecordedItem? {
+        package mutating func next() throws(RecordingError) -> RecordedItem? {
             guard position < reader.recordsEnd, number < reader.recordCount else { return nil }
             let record: RawRecord
             do {

@@ -6,22 +6,22 @@ import NodescopeWire
 /// Pure: it appends to an internal buffer that the owner takes with ``takeBytes()`` and writes
 /// where it likes. Byte offsets in the index count every byte produced since the header, so
 /// the owner must write all of them, in order.
-public struct RecordingWriter: Sendable {
+package struct RecordingWriter: Sendable {
     /// The header written first.
-    public let header: RecordingHeader
+    package let header: RecordingHeader
     /// Records appended so far (frames and the recording's own records, the index excepted).
-    public private(set) var recordCount: UInt64 = 0
+    package private(set) var recordCount: UInt64 = 0
     /// Bytes produced so far, taken or not.
-    public private(set) var byteCount: UInt64 = 0
+    package private(set) var byteCount: UInt64 = 0
     /// Whether ``finish(_:arrivalNanos:)`` was called.
-    public private(set) var isFinished = false
+    package private(set) var isFinished = false
     private var pending: [UInt8] = []
     private var lastArrival: UInt64
     private var index: [RecordingIndexEntry] = []
     private var encoder = FrameEncoder()
 
     /// Starts a recording with `header`.
-    public init(header: RecordingHeader) {
+    package init(header: RecordingHeader) {
         self.header = header
         self.lastArrival = header.startMonotonicNanos
         var out = RecordBytes()
@@ -35,27 +35,17 @@ public struct RecordingWriter: Sendable {
     }
 
     /// Appends one frame of the host stream that arrived at `arrivalNanos` (recorder's clock).
-    public mutating func append(_ message: WireMessage, arrivalNanos: UInt64) {
+    package mutating func append(_ message: WireMessage, arrivalNanos: UInt64) {
         guard !isFinished else { return }
         beginRecord(arrivalNanos)
         encoder.encode(message, into: &pending)
         endRecord()
     }
 
-    /// Appends one frame of the host stream given as its bytes exactly as they came off the
-    /// wire (length, type, payload), which arrived at `arrivalNanos`. The caller has decoded
-    /// the frame already; the bytes are copied, not checked again.
-    public mutating func appendFrame(bytes frame: UnsafeRawBufferPointer, arrivalNanos: UInt64) {
-        guard !isFinished else { return }
-        beginRecord(arrivalNanos)
-        pending.append(contentsOf: frame)
-        endRecord()
-    }
-
     /// Appends the frames of a ``FramePack``, each a record with the pack's arrival: the first
     /// with the delta since the record before, the others with a delta of 0. One pass over
     /// the bytes, into room made once.
-    public mutating func append(_ pack: FramePack) {
+    package mutating func append(_ pack: FramePack) {
         guard !isFinished, !pack.isEmpty else { return }
         let arrival = max(pack.arrivalNanos, lastArrival)
         var firstDelta: [UInt8] = []
@@ -106,19 +96,19 @@ public struct RecordingWriter: Sendable {
     }
 
     /// Appends a gap: the recorder lost `count` frames.
-    public mutating func appendGap(count: UInt64, arrivalNanos: UInt64) {
+    package mutating func appendGap(count: UInt64, arrivalNanos: UInt64) {
         var body = RecordBytes()
         body.u64(count)
         appendOwn(.gap, body.bytes, arrivalNanos: arrivalNanos)
     }
 
     /// Appends a restart: the session's state starts over; a snapshot should follow.
-    public mutating func appendRestart(arrivalNanos: UInt64) {
+    package mutating func appendRestart(arrivalNanos: UInt64) {
         appendOwn(.restart, [], arrivalNanos: arrivalNanos)
     }
 
     /// Ends the recording: the end record, the index and the trailer. Nothing is appended after.
-    public mutating func finish(_ end: RecordingEnd, arrivalNanos: UInt64) {
+    package mutating func finish(_ end: RecordingEnd, arrivalNanos: UInt64) {
         guard !isFinished else { return }
         appendOwn(.end, [end.rawValue], arrivalNanos: arrivalNanos)
         isFinished = true
@@ -143,20 +133,17 @@ public struct RecordingWriter: Sendable {
     }
 
     /// The bytes produced since the last call.
-    public mutating func takeBytes() -> [UInt8] {
+    package mutating func takeBytes() -> [UInt8] {
         defer { pending.removeAll(keepingCapacity: true) }
         return pending
     }
 
     /// Calls `body` with the bytes produced since the last take, then forgets them, keeping
     /// the buffer for what comes next (a writer thread writes them without a copy).
-    public mutating func drainBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package mutating func drainBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         defer { pending.removeAll(keepingCapacity: true) }
         return try pending.withUnsafeBytes(body)
     }
-
-    /// How many bytes wait to be taken.
-    public var pendingByteCount: Int { pending.count }
 
     private mutating func appendOwn(_ type: RecordingRecordType, _ body: [UInt8], arrivalNanos: UInt64) {
         guard !isFinished else { return }
@@ -194,25 +181,25 @@ public struct RecordingWriter: Sendable {
 /// The frames of one read of a host's socket, as the bytes they arrived in, which share one
 /// arrival time: what an event loop hands to a writer on another thread without encoding
 /// anything (one copy of the bytes it read).
-public struct FramePack: Sendable {
+package struct FramePack: Sendable {
     /// When the frames arrived (the recorder's clock, ns).
-    public let arrivalNanos: UInt64
+    package let arrivalNanos: UInt64
     /// The frames' wire bytes (length, type, payload), one after the other.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     /// How many frames it holds.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
     /// An empty pack of frames that arrived at `arrivalNanos`, with room for `capacity` bytes.
-    public init(arrivalNanos: UInt64, capacity: Int = 0) {
+    package init(arrivalNanos: UInt64, capacity: Int = 0) {
         self.arrivalNanos = arrivalNanos
         bytes.reserveCapacity(capacity)
     }
 
     /// Whether it holds no frame.
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// Adds `frames` whole frames lying end to end in `bytes`, as a decoder returned them.
-    public mutating func add(run bytes: UnsafeRawBufferPointer, frames: Int) {
+    package mutating func add(run bytes: UnsafeRawBufferPointer, frames: Int) {
         guard frames > 0, bytes.count >= 5 * frames else { return }
         self.bytes.append(contentsOf: bytes)
         count += frames
@@ -220,7 +207,7 @@ public struct FramePack: Sendable {
 
     /// Adds a frame: its wire bytes (length, type and payload). Bytes too short to be a frame,
     /// or whose length prefix does not match their count, are ignored.
-    public mutating func add(_ frame: UnsafeRawBufferPointer) {
+    package mutating func add(_ frame: UnsafeRawBufferPointer) {
         guard frame.count >= 5 else { return }
         let length = Int(UInt32(littleEndian: frame.loadUnaligned(as: UInt32.self)))
         guard length + 4 == frame.count else { return }
@@ -232,16 +219,16 @@ public struct FramePack: Sendable {
 /// A place in a recording from which records can be read without reading those before it:
 /// the record's number (0-based), its byte offset in the file, and the arrival time of the
 /// record before it (the base of its arrival delta).
-public struct RecordingIndexEntry: Sendable, Equatable {
+package struct RecordingIndexEntry: Sendable, Equatable {
     /// How many records come before this one.
-    public var recordNumber: UInt64
+    package var recordNumber: UInt64
     /// The offset of the record's first byte in the file.
-    public var byteOffset: UInt64
+    package var byteOffset: UInt64
     /// The arrival time (recorder's clock, ns) its delta counts from.
-    public var arrivalNanos: UInt64
+    package var arrivalNanos: UInt64
 
     /// Creates an entry.
-    public init(recordNumber: UInt64, byteOffset: UInt64, arrivalNanos: UInt64) {
+    package init(recordNumber: UInt64, byteOffset: UInt64, arrivalNanos: UInt64) {
         self.recordNumber = recordNumber
         self.byteOffset = byteOffset
         self.arrivalNanos = arrivalNanos

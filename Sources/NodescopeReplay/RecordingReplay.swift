@@ -5,46 +5,46 @@ import NodescopeWire
 /// Rebuilds what the collector held at an instant of a recording, by feeding the recorded
 /// frames, with their arrival times, to the collector's own pure model. So every reading
 /// command renders a replayed tree with the renderers it uses live.
-public struct RecordingReplay: Sendable {
+package struct RecordingReplay: Sendable {
     /// The collector as it was at the instant.
-    public var collector: Collector
+    package var collector: Collector
     /// The recorded process's session in ``collector`` (the last one, after a restart).
-    public var session: SessionID
+    package var session: SessionID
     /// How many records were applied.
-    public var recordsApplied: UInt64
+    package var recordsApplied: UInt64
     /// The arrival time of the last record applied (the start's when none was).
-    public var arrivalNanos: UInt64
+    package var arrivalNanos: UInt64
     /// Whether the recorded stream had ended at the instant.
-    public var hasEnded: Bool
+    package var hasEnded: Bool
     /// What went wrong short of an error: the reader's warnings, and a record that could not
     /// be applied (the replay stops before it).
-    public var warnings: [String]
+    package var warnings: [String]
 
     /// What one applied record changed, for ``replay(_:at:observing:)``.
-    public struct Step {
+    package struct Step {
         /// The changes, in order (a session's end included).
-        public var changes: [TreeChange]
+        package var changes: [TreeChange]
         /// The record's arrival time, on the recorder's clock.
-        public var arrivalNanos: UInt64
+        package var arrivalNanos: UInt64
         /// For a frame of a node event, the host's time of the event on the recorder's clock
         /// (as the collector maps it); nil for other records.
-        public var eventNanos: UInt64?
+        package var eventNanos: UInt64?
         /// The collector after the record (read it, do not keep it: a kept copy makes the
         /// replay copy the collector's storage on its next record).
-        public var collector: Collector
+        package var collector: Collector
         /// The recorded process's session in ``collector``.
-        public var session: SessionID
+        package var session: SessionID
     }
 
     /// Replays `reader`'s records up to `instant`, from the first record. To look at many
     /// instants of one recording, open a ``RecordingSeeker``: it replays from a keyframe instead.
-    public static func replay(_ reader: RecordingReader, at instant: ReplayInstant) -> RecordingReplay {
+    package static func replay(_ reader: RecordingReader, at instant: ReplayInstant) -> RecordingReplay {
         replay(reader, at: instant, observing: nil)
     }
 
     /// Replays `reader`'s records up to `instant`, telling `observe` what each record changed
     /// (a command that draws what happened over time, rather than one instant, reads them).
-    public static func replay(
+    package static func replay(
         _ reader: RecordingReader, at instant: ReplayInstant, observing observe: ((Step) -> Void)?
     ) -> RecordingReplay {
         var cursor = ReplayCursor(reader)

@@ -12,26 +12,26 @@ import NodescopeRecording
 /// gives. The keyframes' memory is bounded by ``budget``: when their
 /// ``Collector/storedItems`` together exceed it, every other keyframe is dropped and the
 /// spacing doubles.
-public struct RecordingSeeker: Sendable {
+package struct RecordingSeeker: Sendable {
     /// The recording.
-    public let reader: RecordingReader
+    package let reader: RecordingReader
     /// The keyframes, in record order; the first is before the first record.
-    public private(set) var keyframes: [ReplayCursor]
+    package private(set) var keyframes: [ReplayCursor]
     /// The state after the last record (a seek to the end costs nothing).
-    public let final: ReplayCursor
+    package let final: ReplayCursor
     /// Records between two keyframes.
-    public private(set) var spacing: UInt64
+    package private(set) var spacing: UInt64
     /// The most ``Collector/storedItems`` that the keyframes hold together.
-    public let budget: Int
+    package let budget: Int
 
     /// The default of ``budget``: about 200 to 400 MB of collector state.
-    public static let defaultBudget = 4_000_000
+    package static let defaultBudget = 4_000_000
     /// The default of the smallest spacing, in records.
-    public static let defaultSpacing: UInt64 = 4_096
+    package static let defaultSpacing: UInt64 = 4_096
 
     /// Opens `reader` for seeking: replays it once, keeping keyframes every `spacing` records
     /// (more apart when they would hold more than `budget` items together).
-    public init(_ reader: RecordingReader, spacing: UInt64 = defaultSpacing, budget: Int = defaultBudget) {
+    package init(_ reader: RecordingReader, spacing: UInt64 = defaultSpacing, budget: Int = defaultBudget) {
         self.reader = reader
         self.budget = budget
         var spacing = max(spacing, 1)
@@ -57,14 +57,14 @@ public struct RecordingSeeker: Sendable {
     }
 
     /// The state at `instant`.
-    public func replay(at instant: ReplayInstant) -> RecordingReplay {
+    package func replay(at instant: ReplayInstant) -> RecordingReplay {
         cursor(at: instant).replay
     }
 
     /// A cursor at `instant`, advanced from the nearest keyframe before it, or from `previous`
     /// (an earlier seek's cursor on this recording) when that is nearer and not past `instant`:
     /// stepping or playing forward then replays only the records in between.
-    public func cursor(at instant: ReplayInstant, continuing previous: ReplayCursor? = nil) -> ReplayCursor {
+    package func cursor(at instant: ReplayInstant, continuing previous: ReplayCursor? = nil) -> ReplayCursor {
         var start = keyframe(for: instant)
         if let previous, previous.canReach(instant), previous.replay.recordsApplied > start.replay.recordsApplied {
             start = previous
@@ -74,7 +74,7 @@ public struct RecordingSeeker: Sendable {
     }
 
     /// The last keyframe (or the final state) from which `instant` can be reached.
-    public func keyframe(for instant: ReplayInstant) -> ReplayCursor {
+    package func keyframe(for instant: ReplayInstant) -> ReplayCursor {
         if final.canReach(instant) { return final }
         // canReach holds for a prefix of the keyframes, and always for the first.
         var low = 1

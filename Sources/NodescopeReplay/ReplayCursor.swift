@@ -7,9 +7,9 @@ import NodescopeWire
 /// does, so a cursor copied at record N and advanced to an instant gives the very state that a
 /// replay from the first record gives there (the collector is a value: a copy is its whole
 /// state, leak history included).
-public struct ReplayCursor: Sendable {
+package struct ReplayCursor: Sendable {
     /// The state reached: the collector, the session, the records applied, the warnings.
-    public private(set) var replay: RecordingReplay
+    package private(set) var replay: RecordingReplay
     private var records: RecordingReader.Records
     private let header: RecordingHeader
     private let clocks: ClockRelation
@@ -19,7 +19,7 @@ public struct ReplayCursor: Sendable {
     private var isStopped = false
 
     /// A cursor before the first record of `reader`: a session opened with the header's hello.
-    public init(_ reader: RecordingReader) {
+    package init(_ reader: RecordingReader) {
         let header = reader.header
         let settings = CollectorSettings(graceNanos: header.graceNanos, holdExit: header.holdExit)
         var collector = Collector(settings: settings)
@@ -41,7 +41,7 @@ public struct ReplayCursor: Sendable {
 
     /// Whether advancing this cursor can reach `instant`: it has applied no record that a replay
     /// to `instant` leaves out.
-    public func canReach(_ instant: ReplayInstant) -> Bool {
+    package func canReach(_ instant: ReplayInstant) -> Bool {
         switch instant {
         case .end: return true
         case .event(let count): return replay.recordsApplied <= count
@@ -54,7 +54,7 @@ public struct ReplayCursor: Sendable {
     /// Applies the records up to `instant` (those that arrived at or before it, or the first N
     /// for `event:N`), from where the cursor is. A cursor that is already past `instant` stays
     /// where it is (see ``canReach(_:)``). `observe`, if given, is told what each record changed.
-    public mutating func advance(to instant: ReplayInstant, observing observe: ((RecordingReplay.Step) -> Void)? = nil) {
+    package mutating func advance(to instant: ReplayInstant, observing observe: ((RecordingReplay.Step) -> Void)? = nil) {
         guard !isStopped else { return }
         let target = RecordingReplay.target(instant, header: header)
         var changes: [TreeChange] = []

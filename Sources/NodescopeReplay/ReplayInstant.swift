@@ -1,5 +1,5 @@
 /// An instant of a recording: where `--at` stops the replay.
-public enum ReplayInstant: Sendable, Equatable {
+package enum ReplayInstant: Sendable, Equatable {
     /// Seconds after the recording's start.
     case seconds(Double)
     /// A wall-clock time, ns since the Unix epoch (the recorder's wall clock).
@@ -11,7 +11,7 @@ public enum ReplayInstant: Sendable, Equatable {
 
     /// Parses `end`, `event:N`, or seconds (`12.5`, `12.5s`, `500ms`). Wall-clock times are
     /// parsed by the caller, who has a calendar.
-    public init?(argument: String) {
+    package init?(argument: String) {
         let text = argument.lowercased()
         if text == "end" {
             self = .end

@@ -2,23 +2,23 @@ import NodescopeCollector
 
 /// The decision of one `check` run: what ran and how it ended, the leak report, and so the
 /// exit code. Pure: every report of the run is written from it.
-public struct CheckOutcome: Sendable {
+package struct CheckOutcome: Sendable {
     /// The command and its arguments.
-    public var command: [String]
+    package var command: [String]
     /// How the command ended.
-    public var termination: CheckTermination
+    package var termination: CheckTermination
     /// The leak grace, in nanoseconds.
-    public var graceNanos: UInt64
+    package var graceNanos: UInt64
     /// Where `--write-baseline` writes, if asked: the run then passes unless the command failed.
-    public var baselineOutput: String?
+    package var baselineOutput: String?
     /// What leaked, grouped and matched against the baseline.
-    public var report: LeakReport
+    package var report: LeakReport
     /// Why the private collector could not report, if it could not: the run is then an internal
     /// error, whatever the leaks read so far.
-    public var collectorFailure: String?
+    package var collectorFailure: String?
 
     /// Decides on what the collector found.
-    public init(
+    package init(
         command: [String], termination: CheckTermination, leaks: [LeakRecord], processes: [ProcessSummary],
         collectorFailure: String? = nil, baseline: Baseline?, baselineFile: String?, baselineOutput: String?,
         strict: Bool, countGlobals: Bool = false, graceNanos: UInt64
@@ -34,23 +34,23 @@ public struct CheckOutcome: Sendable {
     }
 
     /// Whether unverified nodes fail the gate.
-    public var strict: Bool { report.strict }
+    package var strict: Bool { report.strict }
     /// Whether leaks held only by globals count (`--count-globals`).
-    public var countGlobals: Bool { report.countGlobals }
+    package var countGlobals: Bool { report.countGlobals }
     /// Every host process that connected.
-    public var processes: [ProcessSummary] { report.processes }
+    package var processes: [ProcessSummary] { report.processes }
     /// The leak groups.
-    public var groups: [LeakGroup] { report.groups }
+    package var groups: [LeakGroup] { report.groups }
     /// Baseline entries that matched no leak.
-    public var staleEntries: [Baseline.Entry] { report.staleEntries }
+    package var staleEntries: [Baseline.Entry] { report.staleEntries }
     /// The baseline file, if one was given.
-    public var baselineFile: String? { report.baselineFile }
+    package var baselineFile: String? { report.baselineFile }
 
     /// The groups that fail the gate.
-    public var failingGroups: [LeakGroup] { report.failingGroups }
+    package var failingGroups: [LeakGroup] { report.failingGroups }
 
     /// Why the run fails, if it does.
-    public enum Failure: String, Sendable {
+    package enum Failure: String, Sendable {
         /// The command failed (its status wins over leaks).
         case command
         /// New leaks (or, with --strict, unverified nodes).
@@ -60,7 +60,7 @@ public struct CheckOutcome: Sendable {
     }
 
     /// Why the run fails; nil when it passes.
-    public var failure: Failure? {
+    package var failure: Failure? {
         if !termination.succeeded { return .command }
         if collectorFailure != nil { return .collector }
         if baselineOutput == nil, !failingGroups.isEmpty || report.exitFlushCutsFail { return .leaks }
@@ -69,7 +69,7 @@ public struct CheckOutcome: Sendable {
 
     /// 0 pass; 1 new leaks; the command's status (128 + N for signal N) when it failed; 2 when
     /// the private collector failed.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch failure {
         case nil: 0
         case .leaks: 1
@@ -81,7 +81,7 @@ public struct CheckOutcome: Sendable {
     /// What `--write-baseline` writes: the leaks that can fail a gate, one entry per fingerprint,
     /// keeping the reason of the entry that accepted a leak before. Leaks held only by globals
     /// are left out unless they are counted.
-    public var baselineDocument: String {
+    package var baselineDocument: String {
         var seen = Set<String>()
         let leaks = groups.filter {
             $0.verdict != .lateRelease && !$0.isUncountedGlobal(countGlobals: countGlobals)
@@ -92,7 +92,7 @@ public struct CheckOutcome: Sendable {
     }
 
     /// `nodescope check: 2 new leaks (1 known, 1 stale baseline entry) — failing`.
-    public var verdictLine: String {
+    package var verdictLine: String {
         let failing = failingGroups.count + (report.exitFlushCutsFail ? report.exitFlushCuts.reduce(0) { $0 + $1.count } : 0)
         let known = groups.filter(\.isKnown).count
         let unverified =

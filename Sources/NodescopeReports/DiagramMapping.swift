@@ -4,9 +4,9 @@ import NodescopeGraphviz
 
 /// Maps the collector's tree onto a diagram: a box per node with its type name, kind and parts,
 /// a style per state, and a note on leaks with how long the node outlived its detach.
-public enum DiagramMapping {
+package enum DiagramMapping {
     /// The diagram of `view`; the nodes in `fullRetainerPaths` show their retainer paths hop by hop.
-    public static func diagram(
+    package static func diagram(
         for view: TreeView, leaks: [LeakRecord] = [], fullRetainerPaths: Set<UInt64> = [], at date: Date = Date()
     ) -> Diagram {
         let records = Dictionary(leaks.map { ($0.nodeID, $0) }, uniquingKeysWith: { $1 })

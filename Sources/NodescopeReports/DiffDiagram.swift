@@ -4,13 +4,13 @@ import NodescopeGraphviz
 /// The difference of two trees as a diagram: the union of both trees, matched by path as
 /// ``TreeDiff`` matches them, with added nodes green and marked `+`, removed ones red, dashed
 /// and marked `−`, changed ones amber with what changed, and the rest grey.
-public enum DiffDiagram {
+package enum DiffDiagram {
     /// The diagram of the difference between `first` and `second`, without the nodes that
     /// `ignoring` leaves out; `title` is its caption.
     ///
     /// Nodes come in the first tree's order; a node only in the second comes after its
     /// siblings from the first. A node whose parent is in neither (below a placeholder) is a root.
-    public static func diagram(_ first: TreeView, _ second: TreeView, ignoring: [String] = [], title: String) -> Diagram {
+    package static func diagram(_ first: TreeView, _ second: TreeView, ignoring: [String] = [], title: String) -> Diagram {
         let left = TreeDiff.located(in: first, ignoring: ignoring)
         let right = TreeDiff.located(in: second, ignoring: ignoring)
         let leftByPath = Dictionary(left.map { ($0.entry.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -41,7 +41,7 @@ public enum DiffDiagram {
     /// Draws the difference between `first` and `second` (``diagram(_:_:ignoring:title:)``).
     ///
     /// - Throws: ``ReportError`` when Graphviz fails.
-    public static func draw(
+    package static func draw(
         _ first: TreeView, _ second: TreeView, ignoring: [String] = [], title: String, format: DiagramFormat = .svg
     ) throws(ReportError) -> DiagramRenderer.Drawing {
         do {

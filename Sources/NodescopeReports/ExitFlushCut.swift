@@ -10,9 +10,9 @@ import NodescopeCollector
 /// a clean app's exit flush may not reach a slow collector at all, and then nothing tells that
 /// end from a crash; one entry with the count keeps a real leak visible. Fewer such nodes keep
 /// an entry each.
-public struct ExitFlushCut: Sendable, Equatable {
+package struct ExitFlushCut: Sendable, Equatable {
     /// Why the nodes are unverified.
-    public enum Cause: String, Sendable, Equatable, Codable {
+    package enum Cause: String, Sendable, Equatable, Codable {
         /// A goodbye `flushIncomplete`: the exit flush ran out of time.
         case exitFlushCut
         /// No goodbye: the process crashed, was killed, or its exit flush could not reach the
@@ -21,23 +21,23 @@ public struct ExitFlushCut: Sendable, Equatable {
     }
 
     /// Why the nodes are unverified.
-    public var cause: Cause = .exitFlushCut
+    package var cause: Cause = .exitFlushCut
     /// The session of the process.
-    public var session: SessionID
+    package var session: SessionID
     /// The host's process id.
-    public var pid: UInt32
+    package var pid: UInt32
     /// The host's process name.
-    public var processName: String
+    package var processName: String
     /// How many of its nodes are unverified because of the cut.
-    public var count: Int
+    package var count: Int
     /// The paths of the first of them (at most ``maxPaths``), in flag order.
-    public var paths: [[String]]
+    package var paths: [[String]]
 
     /// The most paths kept as examples.
-    public static let maxPaths = 10
+    package static let maxPaths = 10
 
     /// `2 nodes are unverified: the process's exit flush ran out of time … (raise …)`.
-    public var explanation: String {
+    package var explanation: String {
         switch cause {
         case .exitFlushCut: Vocabulary.exitFlushCut(count)
         case .endedAbnormally: Vocabulary.endedAbnormallyWithPending(count)
@@ -45,7 +45,7 @@ public struct ExitFlushCut: Sendable, Equatable {
     }
 
     /// A short name of the cause, for a test case or a rule: `exit flush cut`, `ended abnormally`.
-    public var causeName: String {
+    package var causeName: String {
         switch cause {
         case .exitFlushCut: "exit flush cut"
         case .endedAbnormally: "ended abnormally"
@@ -53,13 +53,13 @@ public struct ExitFlushCut: Sendable, Equatable {
     }
 
     /// `sample-nodes [pid 42]`.
-    public var processText: String { "\(processName) [pid \(pid)]" }
+    package var processText: String { "\(processName) [pid \(pid)]" }
 
     /// Splits `records` into those reported one by one and, one entry per process (in order of
     /// its first such record), the unverified nodes of processes whose exit flush was cut, and
     /// of processes that ended abnormally with more than ``maxPaths`` unverified nodes (by
     /// ``ProcessSummary/end`` in `processes`).
-    public static func split(_ records: [LeakRecord], processes: [ProcessSummary]) -> (
+    package static func split(_ records: [LeakRecord], processes: [ProcessSummary]) -> (
         kept: [LeakRecord], cuts: [ExitFlushCut]
     ) {
         var causes: [SessionID: Cause] = [:]

@@ -2,10 +2,10 @@ import NodescopeCollector
 
 /// What `nodescope why` prints: for each node asked about, its path, kind and state, then each
 /// object with what holds it (``RetainerText``), or that it was released.
-public enum ExplanationText {
+package enum ExplanationText {
     /// The text for `nodes` (as the collector holds them once the host answered), each at the
     /// path of names of `paths` with the same index.
-    public static func render(_ nodes: [NodeInfo], paths: [[String]], colorful: Bool = false) -> String {
+    package static func render(_ nodes: [NodeInfo], paths: [[String]], colorful: Bool = false) -> String {
         var lines: [String] = []
         for (index, node) in nodes.enumerated() {
             let names = index < paths.count ? paths[index] : [node.displayName]

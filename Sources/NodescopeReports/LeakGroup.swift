@@ -2,43 +2,43 @@ import NodescopeCollector
 
 /// One leak as reports show it: every record with the same fingerprint and verdict (and test, for
 /// nodes attached under a test), across processes, and the baseline entry that accepts it, if any.
-public struct LeakGroup: Sendable {
+package struct LeakGroup: Sendable {
     /// The verdict shared by the records.
-    public var verdict: LeakRecord.Verdict
+    package var verdict: LeakRecord.Verdict
     /// The fingerprint shared by the records.
-    public var fingerprint: String
+    package var fingerprint: String
     /// The records, in flag order (never empty).
-    public var records: [LeakRecord]
+    package var records: [LeakRecord]
     /// The baseline entry that accepts the leak.
-    public var baselineEntry: Baseline.Entry?
+    package var baselineEntry: Baseline.Entry?
 
     /// The first record.
-    public var first: LeakRecord { records[0] }
+    package var first: LeakRecord { records[0] }
     /// Whether a baseline entry accepts the leak.
-    public var isKnown: Bool { baselineEntry != nil }
+    package var isKnown: Bool { baselineEntry != nil }
     /// The node's path of names.
-    public var path: [String] { first.path }
+    package var path: [String] { first.path }
     /// The path joined by `/`.
-    public var pathText: String { path.joined(separator: "/") }
+    package var pathText: String { path.joined(separator: "/") }
     /// The test the node was attached under (every record of the group shares it), if any.
-    public var test: TestInfo? { first.test }
+    package var test: TestInfo? { first.test }
     /// Where the first record's node was attached, when its host said.
-    public var attachSite: SourceSite? { first.attachSite }
+    package var attachSite: SourceSite? { first.attachSite }
 
     /// Whether only globals hold the node, in every record (see
     /// ``LeakRecord/isRetainedOnlyByGlobals``): reported distinctly, and not a leak for `check`
     /// unless it counts globals.
-    public var isRetainedOnlyByGlobals: Bool { records.allSatisfy(\.isRetainedOnlyByGlobals) }
+    package var isRetainedOnlyByGlobals: Bool { records.allSatisfy(\.isRetainedOnlyByGlobals) }
 
     /// Whether the group is a leak that is not counted: leaked, not known, and held only by
     /// globals while globals are not counted.
-    public func isUncountedGlobal(countGlobals: Bool) -> Bool {
+    package func isUncountedGlobal(countGlobals: Bool) -> Bool {
         !countGlobals && !isKnown && verdict == .leaked && isRetainedOnlyByGlobals
     }
 
     /// Whether the leak fails the gate: a new (not known) leak, unless only globals hold it and
     /// `countGlobals` is false; a new unverified one when strict.
-    public func fails(strict: Bool, countGlobals: Bool = false) -> Bool {
+    package func fails(strict: Bool, countGlobals: Bool = false) -> Bool {
         guard !isKnown else { return false }
         switch verdict {
         case .leaked: return countGlobals || !isRetainedOnlyByGlobals
@@ -48,23 +48,23 @@ public struct LeakGroup: Sendable {
     }
 
     /// How long after its detach the first record was flagged, in nanoseconds.
-    public var delayNanos: UInt64 {
+    package var delayNanos: UInt64 {
         first.flaggedAtNanos >= first.detachedAtNanos ? first.flaggedAtNanos - first.detachedAtNanos : 0
     }
 
     /// `context HostContext, worker HostWorker`.
-    public var aliveText: String {
+    package var aliveText: String {
         let text = first.aliveObjects.map { "\($0.role.isEmpty ? "object" : $0.role) \($0.typeName)" }.joined(separator: ", ")
         return text.isEmpty ? "-" : text
     }
 
     /// What the verdict means for this group: `still alive 1.0 s after detach`.
-    public var explanation: String {
+    package var explanation: String {
         Vocabulary.explanation(verdict, delayNanos: delayNanos, releaseDelayNanos: first.releaseDelayNanos)
     }
 
     /// `test-host [pid 42]`, or several such, the first three named.
-    public var processesText: String {
+    package var processesText: String {
         var seen = Set<UInt32>()
         let processes = records.filter { seen.insert($0.pid).inserted }.map { "\($0.processName) [pid \($0.pid)]" }
         return processes.prefix(3).joined(separator: ", ") + (processes.count > 3 ? " and \(processes.count - 3) more" : "")
@@ -72,7 +72,7 @@ public struct LeakGroup: Sendable {
 
     /// The SARIF rule of the verdict (`node-retained-by-global` for a leak held only by
     /// globals that is not counted).
-    public func ruleID(countGlobals: Bool) -> String {
+    package func ruleID(countGlobals: Bool) -> String {
         if isUncountedGlobal(countGlobals: countGlobals) { return "node-retained-by-global" }
         switch verdict {
         case .leaked: return "node-leak"
@@ -83,13 +83,13 @@ public struct LeakGroup: Sendable {
 
     /// The retainer paths of the first record's alive objects, as report lines (see
     /// ``RetainerText/reportLines(_:)``).
-    public var retainerLines: [String] { RetainerText.reportLines(first) }
+    package var retainerLines: [String] { RetainerText.reportLines(first) }
 
     /// `held by Session.listeners[3]` for each alive object of the first record with a path,
     /// joined by `; ` (`context: …` before each, when the node has several alive objects);
     /// `retained by global` and the globals' names once, for a node held only by globals; empty
     /// when no alive object has a path.
-    public var retainerSummary: String {
+    package var retainerSummary: String {
         let globals = RetainerText.globalNames(first)
         if !globals.isEmpty { return Vocabulary.retainedByGlobal(globals.map(VisibleText.escaped)) }
         let parts = first.aliveObjects.compactMap { object -> String? in
@@ -102,7 +102,7 @@ public struct LeakGroup: Sendable {
 
     /// Groups records by verdict, fingerprint and test: leaks first, then unverified nodes, then late
     /// releases, each in order of first flag time.
-    public static func groups(of records: [LeakRecord], baseline: Baseline?) -> [LeakGroup] {
+    package static func groups(of records: [LeakRecord], baseline: Baseline?) -> [LeakGroup] {
         var groups: [LeakGroup] = []
         var positions: [String: Int] = [:]
         for record in records {

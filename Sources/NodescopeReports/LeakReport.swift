@@ -3,38 +3,38 @@ import NodescopeCollector
 /// The one leak-report model: what leaked, grouped, with what a baseline accepts. `check` builds
 /// it after a run (inside a ``CheckOutcome``), `leaks` from what a collector holds now; every
 /// writer (text, JUnit, SARIF, JSON, diagrams) reads it.
-public struct LeakReport: Sendable {
+package struct LeakReport: Sendable {
     /// The host processes the report covers.
-    public var processes: [ProcessSummary]
+    package var processes: [ProcessSummary]
     /// The leaks, grouped by verdict and fingerprint (see ``LeakGroup/groups(of:baseline:)``),
     /// except the unverified nodes of processes whose exit flush was cut: those are
     /// ``exitFlushCuts``.
-    public var groups: [LeakGroup]
+    package var groups: [LeakGroup]
     /// Per process whose exit flush was cut, how many of its nodes that left unverified: one
     /// entry each, not one per node.
-    public var exitFlushCuts: [ExitFlushCut]
+    package var exitFlushCuts: [ExitFlushCut]
     /// Where the nodes of every record stand (the verdicts; nothing is attached in a report).
-    public var counts: NodeCounts
+    package var counts: NodeCounts
     /// Baseline entries that matched no leak.
-    public var staleEntries: [Baseline.Entry]
+    package var staleEntries: [Baseline.Entry]
     /// The baseline file, if one was given.
-    public var baselineFile: String?
+    package var baselineFile: String?
     /// Whether unverified nodes fail like leaks.
-    public var strict: Bool
+    package var strict: Bool
     /// Whether leaks held only by globals count as leaks (`check --count-globals`); when false
     /// they are reported apart and fail nothing.
-    public var countGlobals: Bool
+    package var countGlobals: Bool
     /// The grace the leaks were judged with, in nanoseconds, when it is known.
-    public var graceNanos: UInt64?
+    package var graceNanos: UInt64?
     /// The directory that source paths (attach sites, tests) are reported relative to: the
     /// repository's root, as SARIF's `%SRCROOT%`. Nil: paths are reported as the host sent them.
-    public var sourceRoot: String?
+    package var sourceRoot: String?
     /// Every test the processes attached nodes under, leaks or not (JUnit shows the clean ones
     /// as passing cases).
-    public var tests: [TestInfo] = []
+    package var tests: [TestInfo] = []
 
     /// Groups `leaks` and matches them against `baseline`.
-    public init(
+    package init(
         leaks: [LeakRecord], processes: [ProcessSummary], baseline: Baseline? = nil, baselineFile: String? = nil,
         strict: Bool = false, countGlobals: Bool = false, graceNanos: UInt64? = nil
     ) {
@@ -54,7 +54,7 @@ public struct LeakReport: Sendable {
 
     /// The tests that leak groups were attached under, in order of their first group, each with
     /// its groups.
-    public var testsWithGroups: [(test: TestInfo, groups: [LeakGroup])] {
+    package var testsWithGroups: [(test: TestInfo, groups: [LeakGroup])] {
         var order: [TestInfo] = []
         var byTest: [TestInfo: [LeakGroup]] = [:]
         for group in groups {
@@ -66,36 +66,36 @@ public struct LeakReport: Sendable {
     }
 
     /// The groups that fail a gate: new leaks, and new unverified nodes when strict.
-    public var failingGroups: [LeakGroup] { groups.filter { $0.fails(strict: strict, countGlobals: countGlobals) } }
+    package var failingGroups: [LeakGroup] { groups.filter { $0.fails(strict: strict, countGlobals: countGlobals) } }
 
     /// Whether cut exit flushes fail the gate: their nodes are unverified, which fails only
     /// when strict.
-    public var exitFlushCutsFail: Bool { strict && !exitFlushCuts.isEmpty }
+    package var exitFlushCutsFail: Bool { strict && !exitFlushCuts.isEmpty }
 
     /// Whether the report has nothing to say: no group and no cut exit flush.
-    public var isEmpty: Bool { groups.isEmpty && exitFlushCuts.isEmpty }
+    package var isEmpty: Bool { groups.isEmpty && exitFlushCuts.isEmpty }
 
     /// The leak groups held only by globals that are not counted as leaks.
-    public var uncountedGlobalGroups: [LeakGroup] { groups.filter { $0.isUncountedGlobal(countGlobals: countGlobals) } }
+    package var uncountedGlobalGroups: [LeakGroup] { groups.filter { $0.isUncountedGlobal(countGlobals: countGlobals) } }
 
     /// `2 leaked, 0 unverified, 1 released late`: nodes, every occurrence counted, known ones
     /// included (``Vocabulary/verdictCounts(_:countGlobals:)`` of ``counts``, the numbers `ps`
     /// shows); then `, 1 retained by a global` when leaks held only by globals are not counted
     /// (they are left out of `leaked`).
-    public var countsLine: String { Vocabulary.verdictCounts(counts, countGlobals: countGlobals) }
+    package var countsLine: String { Vocabulary.verdictCounts(counts, countGlobals: countGlobals) }
 }
 
 /// What a written report is about: a `check` run, or what a collector holds now (`leaks`), with
 /// the command line that produced it. Only a check run has a command result and an exit code:
 /// reports of a collector say nothing of either.
-public enum ReportSubject: Sendable {
+package enum ReportSubject: Sendable {
     /// A `check` run and its decision.
     case check(CheckOutcome)
     /// What a collector holds, as read by the command line given (`nodescope leaks …`).
     case collector(LeakReport, commandLine: [String])
 
     /// The leak report.
-    public var report: LeakReport {
+    package var report: LeakReport {
         switch self {
         case .check(let outcome): outcome.report
         case .collector(let report, _): report
@@ -103,13 +103,13 @@ public enum ReportSubject: Sendable {
     }
 
     /// The check run, if this is one.
-    public var outcome: CheckOutcome? {
+    package var outcome: CheckOutcome? {
         if case .check(let outcome) = self { return outcome }
         return nil
     }
 
     /// The command line: the checked command, or the reading command.
-    public var commandLine: [String] {
+    package var commandLine: [String] {
         switch self {
         case .check(let outcome): outcome.command
         case .collector(_, let commandLine): commandLine

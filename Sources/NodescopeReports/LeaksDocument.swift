@@ -4,24 +4,24 @@ import NodescopeCollector
 /// covered, except the unverified nodes of a process whose exit flush was cut (those are one
 /// entry of ``processes`` each, a count and the first paths), with the counts that `ps`,
 /// `tree` and the web view show.
-public struct LeaksDocument: Sendable, Equatable, Codable {
+package struct LeaksDocument: Sendable, Equatable, Codable {
     /// One process the report covers.
-    public struct Process: Sendable, Equatable, Codable {
+    package struct Process: Sendable, Equatable, Codable {
         /// The session.
-        public var session: SessionID
+        package var session: SessionID
         /// The host's process id.
-        public var pid: UInt32
+        package var pid: UInt32
         /// The host's process name.
-        public var processName: String
+        package var processName: String
         /// How the session ended; nil while the host is connected.
-        public var end: SessionEnd?
+        package var end: SessionEnd?
         /// Where its nodes stand, as `ps` counts them.
-        public var counts: NodeCounts
+        package var counts: NodeCounts
         /// When its exit flush was cut: how many nodes that left unverified, and the first paths.
-        public var exitFlushCut: FlushCut?
+        package var exitFlushCut: FlushCut?
 
         /// Creates an entry.
-        public init(session: SessionID, pid: UInt32, processName: String, end: SessionEnd?, counts: NodeCounts, exitFlushCut: FlushCut?) {
+        package init(session: SessionID, pid: UInt32, processName: String, end: SessionEnd?, counts: NodeCounts, exitFlushCut: FlushCut?) {
             self.session = session
             self.pid = pid
             self.processName = processName
@@ -32,18 +32,18 @@ public struct LeaksDocument: Sendable, Equatable, Codable {
     }
 
     /// A cut exit flush, once per process.
-    public struct FlushCut: Sendable, Equatable, Codable {
+    package struct FlushCut: Sendable, Equatable, Codable {
         /// How many of the process's nodes the cut left unverified.
-        public var unverified: Int
+        package var unverified: Int
         /// The paths of the first of them (at most ten), names from the root.
-        public var paths: [[String]]
+        package var paths: [[String]]
         /// What it means and how to avoid it.
-        public var explanation: String
+        package var explanation: String
         /// Why: the exit flush was cut, or the process ended without a goodbye.
-        public var cause: ExitFlushCut.Cause?
+        package var cause: ExitFlushCut.Cause?
 
         /// Creates an entry.
-        public init(unverified: Int, paths: [[String]], explanation: String, cause: ExitFlushCut.Cause? = .exitFlushCut) {
+        package init(unverified: Int, paths: [[String]], explanation: String, cause: ExitFlushCut.Cause? = .exitFlushCut) {
             self.unverified = unverified
             self.paths = paths
             self.explanation = explanation
@@ -52,21 +52,21 @@ public struct LeaksDocument: Sendable, Equatable, Codable {
     }
 
     /// The counts of every record covered (nothing attached is counted: see each process).
-    public var counts: NodeCounts
+    package var counts: NodeCounts
     /// The processes covered.
-    public var processes: [Process]
+    package var processes: [Process]
     /// The leak records, in flag order, without those of ``FlushCut``s.
-    public var leaks: [LeakRecord]
+    package var leaks: [LeakRecord]
 
     /// Creates a document.
-    public init(counts: NodeCounts, processes: [Process], leaks: [LeakRecord]) {
+    package init(counts: NodeCounts, processes: [Process], leaks: [LeakRecord]) {
         self.counts = counts
         self.processes = processes
         self.leaks = leaks
     }
 
     /// The document of `records` about `processes`.
-    public init(records: [LeakRecord], processes: [ProcessSummary]) {
+    package init(records: [LeakRecord], processes: [ProcessSummary]) {
         let (kept, cuts) = ExitFlushCut.split(records, processes: processes)
         let cutSessions = Set(cuts.filter { $0.cause == .exitFlushCut }.map(\.session))
         self.init(

@@ -8,7 +8,7 @@ import NodescopeCollector
 /// than the record. A snapshot (``TreeChange/resynced``) is reconciled with the tree it left:
 /// nodes that it holds and the log does not are opened, nodes that the log has open and it does
 /// not hold were released during the gap before it.
-public struct LifetimeLog: Sendable {
+package struct LifetimeLog: Sendable {
     private let startNanos: UInt64
     private var lifetimes: [NodeLifetime] = []
     /// Index in ``lifetimes`` of each node (ids are never reused in a process).
@@ -23,13 +23,13 @@ public struct LifetimeLog: Sendable {
     private var paths: [UInt64: [String]] = [:]
 
     /// A log of a recording that starts at `startNanos`.
-    public init(startNanos: UInt64) {
+    package init(startNanos: UInt64) {
         self.startNanos = startNanos
     }
 
     /// Applies the changes of one record that arrived at `now`. `tree` reads the tree after
     /// the record; it is called only for a snapshot.
-    public mutating func apply(_ changes: [TreeChange], at now: UInt64, tree: () -> TreeView?) {
+    package mutating func apply(_ changes: [TreeChange], at now: UInt64, tree: () -> TreeView?) {
         for change in changes {
             switch change {
             case .attached(let info):
@@ -73,7 +73,7 @@ public struct LifetimeLog: Sendable {
 
     /// The lifetimes, in attach order; a node alive at the end has no end time, and one that
     /// was detached and still awaited its release is ``NodeLifetime/Outcome/awaitingRelease``.
-    public func finished() -> [NodeLifetime] {
+    package func finished() -> [NodeLifetime] {
         var result = lifetimes
         for id in open {
             guard let index = indexOf[id], result[index].outcome == .attached, result[index].detachedAt != nil else { continue }

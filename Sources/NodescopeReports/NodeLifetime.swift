@@ -2,9 +2,9 @@ import NodescopeCollector
 
 /// One node's life in a recording: when it was attached, detached and released, and how it
 /// ended. Times are nanoseconds on the recorder's clock (as the collector's `now`).
-public struct NodeLifetime: Sendable, Equatable {
+package struct NodeLifetime: Sendable, Equatable {
     /// How a node's life ended, or where it stood at the end of the recording.
-    public enum Outcome: String, Sendable, Equatable, CaseIterable {
+    package enum Outcome: String, Sendable, Equatable, CaseIterable {
         /// Still attached at the end.
         case attached
         /// Detached and released within the grace (or released while the stream had a gap).
@@ -20,24 +20,24 @@ public struct NodeLifetime: Sendable, Equatable {
     }
 
     /// The host's id of the node.
-    public var id: UInt64
+    package var id: UInt64
     /// The display names from the root down to the node.
-    public var path: [String]
+    package var path: [String]
     /// The node's kind.
-    public var kind: String
+    package var kind: String
     /// When it was attached (the recording's start for a node attached before it).
-    public var attachedAt: UInt64
+    package var attachedAt: UInt64
     /// When it was detached; nil when it never was.
-    public var detachedAt: UInt64?
+    package var detachedAt: UInt64?
     /// When it was flagged as leaked (or unverified), if it was.
-    public var flaggedAt: UInt64?
+    package var flaggedAt: UInt64?
     /// When its life ended in the recording: its release; nil while it was alive at the end.
-    public var endedAt: UInt64?
+    package var endedAt: UInt64?
     /// How it ended.
-    public var outcome: Outcome
+    package var outcome: Outcome
 
     /// Creates a lifetime.
-    public init(
+    package init(
         id: UInt64, path: [String], kind: String, attachedAt: UInt64, detachedAt: UInt64? = nil, flaggedAt: UInt64? = nil,
         endedAt: UInt64? = nil, outcome: Outcome
     ) {

@@ -1,13 +1,13 @@
 /// A report input that cannot be used (a malformed baseline), as one line for a person.
-public struct ReportError: Error, Sendable, CustomStringConvertible {
+package struct ReportError: Error, Sendable, CustomStringConvertible {
     /// What is wrong and where.
-    public let message: String
+    package let message: String
 
     /// Creates an error.
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

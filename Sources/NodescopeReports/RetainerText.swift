@@ -5,7 +5,7 @@ import NodescopeCollector
 ///
 /// Every name from the host is escaped for a terminal (``VisibleText``); each output format
 /// escapes the text again as it requires.
-public enum RetainerText {
+package enum RetainerText {
     /// The block that explains one object, without indentation:
     ///
     /// ```
@@ -18,7 +18,7 @@ public enum RetainerText {
     /// or `retain cycle: A ─ .b ─▶ B ─ .a ─▶ A`, `retained by global` and the global's name in
     /// backticks, `holder unknown: …`, `not analyzed: …`; then a line when the analysis was cut
     /// short, or when the host added a note. `objectType` names the object the path ends at.
-    public static func lines(_ path: RetainerPath, objectType: String) -> [String] {
+    package static func lines(_ path: RetainerPath, objectType: String) -> [String] {
         var lines: [String] = []
         let object = VisibleText.escaped(objectType)
         switch path.verdict {
@@ -60,7 +60,7 @@ public enum RetainerText {
 
     /// The path on one line, for messages and tooltips: `held by AppFlowImp (attached node) ─
     /// .component ─▶ AppComponent ─ … ─▶ ProfileContextImp; suspect: Session.listeners[3]`.
-    public static func line(_ path: RetainerPath, objectType: String) -> String {
+    package static func line(_ path: RetainerPath, objectType: String) -> String {
         let object = VisibleText.escaped(objectType)
         var text: String
         switch path.verdict {
@@ -81,7 +81,7 @@ public enum RetainerText {
     /// A few words for notes: `held by Session.listeners[3]`, `retain cycle through
     /// Session.listeners[0]`, `retained by global` and the name, `held by a thread's stack`,
     /// `holder unknown`, `not analyzed`; `(cut short)` after a path cut short.
-    public static func summary(_ path: RetainerPath) -> String {
+    package static func summary(_ path: RetainerPath) -> String {
         var text: String
         switch path.verdict {
         case .cycle:
@@ -102,7 +102,7 @@ public enum RetainerText {
 
     /// A hop's holder and reference as one name: `Session.listeners[3]` for a field or an
     /// element, `closure context (capture)` otherwise.
-    public static func reference(_ hop: RetainerPath.Hop) -> String {
+    package static func reference(_ hop: RetainerPath.Hop) -> String {
         let holder = VisibleText.escaped(hop.holder)
         let reference = VisibleText.escaped(hop.reference)
         if reference.isEmpty { return holder }
@@ -114,7 +114,7 @@ public enum RetainerText {
     /// under its `alive:` line: the block of ``lines(_:objectType:)`` indented by four spaces
     /// for a node with one alive object; for several, each object's role and type, then its
     /// block indented by six. Empty when no alive object has a path.
-    public static func reportLines(_ record: LeakRecord) -> [String] {
+    package static func reportLines(_ record: LeakRecord) -> [String] {
         let explained = record.aliveObjects.compactMap { object in record.retainers(ofObject: object.index).map { (object, $0) } }
         guard !explained.isEmpty else { return [] }
         if record.aliveObjects.count == 1, let (object, path) = explained.first {
@@ -129,7 +129,7 @@ public enum RetainerText {
     }
 
     /// The globals that hold a record retained only by globals (empty otherwise).
-    public static func globalNames(_ record: LeakRecord) -> [String] {
+    package static func globalNames(_ record: LeakRecord) -> [String] {
         guard record.isRetainedOnlyByGlobals else { return [] }
         var names: [String] = []
         for path in record.retainers {

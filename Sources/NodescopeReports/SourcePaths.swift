@@ -1,9 +1,9 @@
 import NodescopeCollector
 
 /// Source paths as reports show them: relative to the repository's root when they are under it.
-public enum SourcePaths {
+package enum SourcePaths {
     /// `path` relative to `root` (no leading `/`), or nil when it is not under `root`.
-    public static func relative(_ path: String, to root: String?) -> String? {
+    package static func relative(_ path: String, to root: String?) -> String? {
         guard let root, !root.isEmpty, path.hasPrefix("/") else { return nil }
         let base = root.hasSuffix("/") ? root : root + "/"
         guard path.hasPrefix(base), path.count > base.count else { return nil }
@@ -12,18 +12,18 @@ public enum SourcePaths {
 
     /// `Sources/App/ProfileFlow.swift:42` (relative to the root), or `ProfileFlow.swift:42`
     /// when the file is not under it.
-    public static func text(_ site: SourceSite, root: String?) -> String {
+    package static func text(_ site: SourceSite, root: String?) -> String {
         "\(relative(site.file, to: root) ?? site.fileName):\(site.line)"
     }
 
     /// A `file://` URI of an absolute path, each byte outside the unreserved set and `/`
     /// percent-encoded (RFC 3986).
-    public static func fileURI(_ path: String) -> String {
+    package static func fileURI(_ path: String) -> String {
         "file://" + percentEncoded(path)
     }
 
     /// `path` with every byte that is not unreserved or `/` percent-encoded.
-    public static func percentEncoded(_ path: String) -> String {
+    package static func percentEncoded(_ path: String) -> String {
         var result = ""
         for byte in path.utf8 {
             switch byte {

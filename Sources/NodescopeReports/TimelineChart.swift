@@ -10,27 +10,27 @@ import NodescopeCollector
 /// at most ``Options/maxRows`` rows (then a "… N more" line), nodes that fall within a pixel of
 /// each other in one row drawn as one bar, and every string from the recording escaped and cut
 /// to a length.
-public enum TimelineChart {
+package enum TimelineChart {
     /// What to draw.
-    public struct Options: Sendable, Equatable {
+    package struct Options: Sendable, Equatable {
         /// The caption above the chart.
-        public var title: String
+        package var title: String
         /// The time of the axis's 0 (the recording's start), ns on the recorder's clock.
-        public var originNanos: UInt64
+        package var originNanos: UInt64
         /// The first instant drawn.
-        public var fromNanos: UInt64
+        package var fromNanos: UInt64
         /// The last instant drawn (the recording's end, for the whole of it).
-        public var toNanos: UInt64
+        package var toNanos: UInt64
         /// Rows drawn at most; the rest are counted in a last line.
-        public var maxRows: Int
+        package var maxRows: Int
         /// The width of the time axis, in pixels.
-        public var plotWidth: Double
+        package var plotWidth: Double
         /// Rows of one path at most: nodes of a path that overlap in time each need a row, so
         /// beyond this many, the rest of the path's nodes share one last row.
-        public var maxRowsPerPath: Int
+        package var maxRowsPerPath: Int
 
         /// Options for a chart of `fromNanos` … `toNanos`, with 0 s at `originNanos`.
-        public init(
+        package init(
             title: String, originNanos: UInt64, fromNanos: UInt64, toNanos: UInt64, maxRows: Int = 300, plotWidth: Double = 900,
             maxRowsPerPath: Int = 8
         ) {
@@ -46,61 +46,61 @@ public enum TimelineChart {
 
     /// One bar: a node's life within the window, or several nodes that fall within a pixel of
     /// each other.
-    public struct Bar: Sendable, Equatable {
+    package struct Bar: Sendable, Equatable {
         /// Where the bar starts and ends, in pixels from the plot's left edge.
-        public var x0: Double
+        package var x0: Double
         /// See ``x0``.
-        public var x1: Double
+        package var x1: Double
         /// Where the detach is, in pixels, when it is in the window.
-        public var detachX: Double?
+        package var detachX: Double?
         /// Where the leak was flagged, in pixels, when it is in the window.
-        public var flagX: Double?
+        package var flagX: Double?
         /// How the node ended (for a merged bar, the most serious of its nodes).
-        public var outcome: NodeLifetime.Outcome
+        package var outcome: NodeLifetime.Outcome
         /// Whether the node was alive at the window's end.
-        public var continues: Bool
+        package var continues: Bool
         /// How many nodes the bar stands for.
-        public var count: Int
+        package var count: Int
         /// The tooltip (raw text: escaped when written).
-        public var tooltip: String
+        package var tooltip: String
     }
 
     /// One row: the nodes of one path that do not overlap in time.
-    public struct Row: Sendable, Equatable {
+    package struct Row: Sendable, Equatable {
         /// The label: the path, on the first row of its path only; empty on the others.
-        public var label: String
+        package var label: String
         /// The whole path, for the label's tooltip.
-        public var path: String
+        package var path: String
         /// Rows of one path share a band colour; this flips from one path to the next.
-        public var band: Bool
+        package var band: Bool
         /// The bars, left to right.
-        public var bars: [Bar]
+        package var bars: [Bar]
     }
 
     /// A tick of the time axis.
-    public struct Tick: Sendable, Equatable {
+    package struct Tick: Sendable, Equatable {
         /// Pixels from the plot's left edge.
-        public var x: Double
+        package var x: Double
         /// The label, such as `1.5 s`.
-        public var label: String
+        package var label: String
     }
 
     /// Everything placed: what ``svg(_:)`` draws.
-    public struct Layout: Sendable, Equatable {
+    package struct Layout: Sendable, Equatable {
         /// The options it was made with.
-        public var options: Options
+        package var options: Options
         /// The rows drawn, top to bottom.
-        public var rows: [Row]
+        package var rows: [Row]
         /// The axis's ticks.
-        public var ticks: [Tick]
+        package var ticks: [Tick]
         /// The width of the label column, in pixels.
-        public var labelWidth: Double
+        package var labelWidth: Double
         /// Nodes whose lives fall within the window.
-        public var nodeCount: Int
+        package var nodeCount: Int
         /// Rows that were not drawn (beyond ``Options/maxRows``), and the nodes on them.
-        public var hiddenRows: Int
+        package var hiddenRows: Int
         /// See ``hiddenRows``.
-        public var hiddenNodes: Int
+        package var hiddenNodes: Int
     }
 
     /// Height of a row, of a bar, and the font size, in pixels.
@@ -118,7 +118,7 @@ public enum TimelineChart {
     static let legendHeight = 40.0
 
     /// Places `lifetimes` on the chart.
-    public static func layout(_ lifetimes: [NodeLifetime], options: Options) -> Layout {
+    package static func layout(_ lifetimes: [NodeLifetime], options: Options) -> Layout {
         let from = options.fromNanos
         let to = max(options.toNanos, from &+ 1)
         let span = Double(to - from)

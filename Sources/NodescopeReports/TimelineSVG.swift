@@ -29,7 +29,7 @@ extension TimelineChart {
     ]
 
     /// The SVG text of `layout`.
-    public static func svg(_ layout: Layout) -> String {
+    package static func svg(_ layout: Layout) -> String {
         let plotLeft = margin + layout.labelWidth
         let plotWidth = max(layout.options.plotWidth, 100)
         let width = (plotLeft + plotWidth + margin + 40).rounded(.up)
@@ -166,27 +166,14 @@ extension TimelineChart {
     }
 }
 
-/// Text for SVG (XML 1.0): control characters made visible as a terminal shows them
-/// (``VisibleText``), the characters XML cannot hold replaced, and markup escaped.
+/// Text for SVG: control characters made visible as a terminal shows them (``VisibleText``),
+/// then escaped by the one XML escaper (``XMLText``).
 enum SVGText {
     /// `text` escaped; with `keepingLineBreaks`, its line feeds stay (a tooltip shows them).
     static func escaped(_ text: String, keepingLineBreaks: Bool = false) -> String {
         if keepingLineBreaks {
             return text.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
         }
-        var result = ""
-        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
-        for scalar in VisibleText.escaped(text).unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\u{FFFE}", "\u{FFFF}": result += "\u{FFFD}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        return XMLText.escaped(VisibleText.escaped(text))
     }
 }

@@ -3,29 +3,29 @@ import NodescopeGraphviz
 
 /// A process's tree as a diagram (SVG or DOT): the one path from a ``TreeView`` to Graphviz,
 /// shared by `export`, `demo` and `check`'s diagrams of leaks.
-public enum TreeDiagram {
+package enum TreeDiagram {
     /// What to draw of a tree.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How to place the boxes.
-        public var layout: DiagramLayout = .auto
+        package var layout: DiagramLayout = .auto
         /// Which way the tree grows.
-        public var orientation: DiagramOrientation = .auto
+        package var orientation: DiagramOrientation = .auto
         /// The page to fit, if any.
-        public var page: DiagramPage?
+        package var page: DiagramPage?
         /// The subtree to draw, as a path of names (``TreeView/node(atPath:)``); nil for all.
-        public var rootPath: String?
+        package var rootPath: String?
         /// Levels below the root to draw; nil for all.
-        public var depth: Int?
+        package var depth: Int?
         /// Runs of more same-named siblings than this fold into a placeholder; nil for the
         /// renderer's default.
-        public var siblingRunLimit: Int?
+        package var siblingRunLimit: Int?
         /// The nodes whose boxes show their retainer paths in full, hop by hop; the other
         /// detached nodes show one line per object (`context: held by Session.listeners[3]`),
         /// and every one has the full paths as its tooltip.
-        public var fullRetainerPaths: Set<UInt64>
+        package var fullRetainerPaths: Set<UInt64>
 
         /// Options that draw the whole tree with the automatic layout.
-        public init(
+        package init(
             layout: DiagramLayout = .auto, orientation: DiagramOrientation = .auto, page: DiagramPage? = nil, rootPath: String? = nil,
             depth: Int? = nil, siblingRunLimit: Int? = nil, fullRetainerPaths: Set<UInt64> = []
         ) {
@@ -42,7 +42,7 @@ public enum TreeDiagram {
     /// Draws `view`, leaks marked from `leaks`.
     ///
     /// - Throws: ``ReportError`` when the root path names no node, or Graphviz fails.
-    public static func draw(
+    package static func draw(
         _ view: TreeView, leaks: [LeakRecord], format: DiagramFormat, options: Options = .init()
     ) throws(ReportError) -> DiagramRenderer.Drawing {
         var diagramOptions = DiagramOptions()

@@ -10,50 +10,50 @@ import NodescopeCollector
 /// parents of leaked nodes, detached and leaked nodes) after them: so after a re-login the
 /// new `LoggedInFlow` is matched with the old one, and the first login's leaked remains
 /// appear on their own, under `LoggedInFlow#1`.
-public struct TreeDiff: Sendable, Equatable, Codable {
+package struct TreeDiff: Sendable, Equatable, Codable {
     /// One node on one side.
-    public struct Entry: Sendable, Equatable, Codable {
+    package struct Entry: Sendable, Equatable, Codable {
         /// Its path.
-        public var path: String
+        package var path: String
         /// Its kind.
-        public var kind: String
+        package var kind: String
         /// Its state, in the words of `tree --json` (`active`, `detached`, `leaked` …).
-        public var status: String
+        package var status: String
         /// Its objects, `role type` each, in index order.
-        public var objects: [String]
+        package var objects: [String]
     }
 
     /// A node on both sides that differs.
-    public struct Change: Sendable, Equatable, Codable {
+    package struct Change: Sendable, Equatable, Codable {
         /// Its path.
-        public var path: String
+        package var path: String
         /// What differs: `kind`, `objects` or `state`, with the values of each side.
-        public var fields: [Field]
+        package var fields: [Field]
     }
 
     /// One differing field.
-    public struct Field: Sendable, Equatable, Codable {
+    package struct Field: Sendable, Equatable, Codable {
         /// `kind`, `objects` or `state`.
-        public var name: String
+        package var name: String
         /// On the first side.
-        public var from: String
+        package var from: String
         /// On the second side.
-        public var to: String
+        package var to: String
     }
 
     /// Nodes only in the second tree, in its order.
-    public var added: [Entry]
+    package var added: [Entry]
     /// Nodes only in the first tree, in its order.
-    public var removed: [Entry]
+    package var removed: [Entry]
     /// Nodes in both that differ, in the first tree's order.
-    public var changed: [Change]
+    package var changed: [Change]
 
     /// Whether the trees are the same.
-    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
+    package var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
 
     /// Compares `first` with `second`, leaving out nodes whose path matches a glob of `ignoring`
     /// (shell patterns on the whole path, such as `*/FeedItemFlow*`), and their subtrees.
-    public static func compare(_ first: TreeView, _ second: TreeView, ignoring: [String] = []) -> TreeDiff {
+    package static func compare(_ first: TreeView, _ second: TreeView, ignoring: [String] = []) -> TreeDiff {
         let left = entries(of: first, ignoring: ignoring)
         let right = entries(of: second, ignoring: ignoring)
         let rightByPath = Dictionary(right.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -140,7 +140,7 @@ public struct TreeDiff: Sendable, Equatable, Codable {
 
     /// The difference as lines: `+ PATH (kind)`, `- PATH (kind)`, `~ PATH  state: a → b`, then a
     /// summary line.
-    public func text() -> String {
+    package func text() -> String {
         var lines: [String] = []
         for entry in removed { lines.append("- \(VisibleText.escaped(entry.path))  \(entry.label)") }
         for entry in added { lines.append("+ \(VisibleText.escaped(entry.path))  \(entry.label)") }

@@ -4,19 +4,19 @@ import NodescopeCollector
 /// The one vocabulary of every report and view: the word, mark and colour of each node state
 /// and verdict, and how durations read. The terminal views, the text reports, JUnit, SARIF and
 /// the diagrams all say the same thing the same way.
-public enum Vocabulary {
+package enum Vocabulary {
     /// A colour of the terminal palette (SGR codes); whether it is used is the writer's choice.
-    public enum Color: String, Sendable {
+    package enum Color: String, Sendable {
         case red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36", gray = "90", bold = "1"
     }
 
     /// Paints text with a colour when `enabled`.
-    public static func paint(_ text: String, _ color: Color, enabled: Bool) -> String {
+    package static func paint(_ text: String, _ color: Color, enabled: Bool) -> String {
         enabled ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
     }
 
     /// A verdict's title in reports: `LEAK`, `UNVERIFIED`, `LATE RELEASE`.
-    public static func title(_ verdict: LeakRecord.Verdict) -> String {
+    package static func title(_ verdict: LeakRecord.Verdict) -> String {
         switch verdict {
         case .leaked: "LEAK"
         case .unverified: "UNVERIFIED"
@@ -25,7 +25,7 @@ public enum Vocabulary {
     }
 
     /// A verdict in running text: `leaked`, `unverified`, `released late`.
-    public static func phrase(_ verdict: LeakRecord.Verdict) -> String {
+    package static func phrase(_ verdict: LeakRecord.Verdict) -> String {
         switch verdict {
         case .leaked: "leaked"
         case .unverified: "unverified"
@@ -34,7 +34,7 @@ public enum Vocabulary {
     }
 
     /// A verdict's colour: red for a leak, cyan for unverified, magenta for a late release.
-    public static func color(_ verdict: LeakRecord.Verdict) -> Color {
+    package static func color(_ verdict: LeakRecord.Verdict) -> Color {
         switch verdict {
         case .leaked: .red
         case .unverified: .cyan
@@ -45,13 +45,13 @@ public enum Vocabulary {
     /// When a leak was flagged, after its detach: `1.0 s after detach`, or, for one flagged
     /// before its grace ran out (settled at its process's normal exit from what holds it),
     /// `at its process's exit, 126 ms after detach (within the grace: nothing holding it lets go)`.
-    public static func flagged(delayNanos: UInt64, graceNanos: UInt64?) -> String {
+    package static func flagged(delayNanos: UInt64, graceNanos: UInt64?) -> String {
         guard let graceNanos, delayNanos < graceNanos else { return "\(duration(delayNanos)) after detach" }
         return "at its process's exit, \(duration(delayNanos)) after detach (within the grace: nothing holding it lets go)"
     }
 
     /// A node state's mark and words, as `tree` and `attach` show them: `● active`, `✖ LEAKED`.
-    public static func mark(_ status: NodeStatus) -> String {
+    package static func mark(_ status: NodeStatus) -> String {
         switch status {
         case .active: "● active"
         case .started: "◐ started"
@@ -66,10 +66,10 @@ public enum Vocabulary {
     }
 
     /// The mark of a released node kept because a leaked node hangs below it.
-    public static let placeholderMark = "◌ released (a leaked node remains below)"
+    package static let placeholderMark = "◌ released (a leaked node remains below)"
 
     /// A node state's colour.
-    public static func color(_ status: NodeStatus) -> Color {
+    package static func color(_ status: NodeStatus) -> Color {
         switch status {
         case .active, .started: .green
         case .attached, .inactive, .ended: .gray
@@ -81,7 +81,7 @@ public enum Vocabulary {
     }
 
     /// What a verdict means, in one sentence, for a leak with `delay` between detach and flag.
-    public static func explanation(_ verdict: LeakRecord.Verdict, delayNanos: UInt64, releaseDelayNanos: UInt64?) -> String {
+    package static func explanation(_ verdict: LeakRecord.Verdict, delayNanos: UInt64, releaseDelayNanos: UInt64?) -> String {
         switch verdict {
         case .leaked: "still alive \(duration(delayNanos)) after detach"
         case .unverified: "alive when its process ended, within the grace, not normally"
@@ -90,7 +90,7 @@ public enum Vocabulary {
     }
 
     /// `350 ms`, `2.7 s`, `12 min`.
-    public static func duration(_ nanoseconds: UInt64) -> String {
+    package static func duration(_ nanoseconds: UInt64) -> String {
         let seconds = Double(nanoseconds) / 1e9
         if seconds < 1 { return String(format: "%.0f ms", seconds * 1_000) }
         if seconds < 120 { return String(format: "%.1f s", seconds) }
@@ -100,23 +100,23 @@ public enum Vocabulary {
     // MARK: Retainer paths
 
     /// The lead and the arrow of a reference on a retainer path: `─ .listeners[3] ─▶ Session`.
-    public static let referenceLead = "─"
+    package static let referenceLead = "─"
     /// See ``referenceLead``.
-    public static let referenceArrow = "─▶"
+    package static let referenceArrow = "─▶"
     /// What the reference a developer most likely has to cut is called.
-    public static let suspect = "suspect: the reference to cut"
+    package static let suspect = "suspect: the reference to cut"
     /// The mark of that reference at the end of its line.
-    public static let suspectMark = "◀ " + suspect
+    package static let suspectMark = "◀ " + suspect
 
     /// The suspect reference named on a line of its own: `◀ suspect: Session.listeners[0], the
     /// reference to cut`.
-    public static func suspectLine(_ reference: String) -> String {
+    package static func suspectLine(_ reference: String) -> String {
         "◀ suspect: \(reference), the reference to cut"
     }
 
     /// What a holder kind adds to a holder's name on a retainer path (`AppFlowImp (attached
     /// node)`); nil when the name says enough (a type, a closure context, a collection).
-    public static func word(_ kind: RetainerPath.HolderKind) -> String? {
+    package static func word(_ kind: RetainerPath.HolderKind) -> String? {
         switch kind {
         case .attachedNodeObject: "attached node"
         case .detachedNodeObject: "detached node"
@@ -129,27 +129,27 @@ public enum Vocabulary {
 
     /// How a leak held only by globals reads: `retained by global`, then the name in backticks
     /// (`main.app` in backticks), or `retained by globals` and the names.
-    public static func retainedByGlobal(_ names: [String]) -> String {
+    package static func retainedByGlobal(_ names: [String]) -> String {
         let quoted = names.map { "`\($0)`" }
         return names.count == 1 ? "retained by global \(quoted[0])" : "retained by globals \(quoted.joined(separator: ", "))"
     }
 
     /// Why a leak held only by globals does not fail `check`.
-    public static let globalNotCounted = "not counted as a leak by check: only a global holds it (--count-globals counts it)"
+    package static let globalNotCounted = "not counted as a leak by check: only a global holds it (--count-globals counts it)"
 
     /// What an analysis that found no reference means.
-    public static let unknownHolder =
+    package static let unknownHolder =
         "holder unknown: the analysis found no reference to it (a register, an encoded pointer or an unbalanced retain may hold it)"
 
     /// What a path cut short means, when the host says nothing more.
-    public static let cutShort = "the analysis ran out of its bound: this is the shortest path found so far"
+    package static let cutShort = "the analysis ran out of its bound: this is the shortest path found so far"
 
     // MARK: Counts
 
     /// The verdict counts, as every view and report ends them: `1 leaked, 2 unverified, 0
     /// released late`, then `, 1 retained by a global` when some leaked node is held only by
     /// globals (counted apart from `leaked`). With `countGlobals`, those are counted as leaked.
-    public static func verdictCounts(_ counts: NodeCounts, countGlobals: Bool = false) -> String {
+    package static func verdictCounts(_ counts: NodeCounts, countGlobals: Bool = false) -> String {
         let globals = countGlobals ? 0 : counts.retainedByGlobal
         var line =
             "\(counts.leaked + (countGlobals ? counts.retainedByGlobal : 0)) leaked, \(counts.unverified) unverified, "
@@ -160,7 +160,7 @@ public enum Vocabulary {
 
     /// A process's counts, as `ps`, `tree`, `attach` and the web view show them: `5 attached,
     /// 1 leaked, 2 unverified, 0 released late`, with `, 3 awaiting release` when some are.
-    public static func nodeCounts(_ counts: NodeCounts) -> String {
+    package static func nodeCounts(_ counts: NodeCounts) -> String {
         var line = "\(counts.attached) attached, " + verdictCounts(counts)
         if counts.awaitingRelease > 0 { line += ", \(counts.awaitingRelease) awaiting release" }
         return line
@@ -168,21 +168,21 @@ public enum Vocabulary {
 
     /// What a cut exit flush means, for a process with `count` unverified nodes: once per
     /// process, instead of one entry per node.
-    public static func exitFlushCut(_ count: Int) -> String {
+    package static func exitFlushCut(_ count: Int) -> String {
         "\(count == 1 ? "1 node is" : "\(count) nodes are") unverified: the process's exit flush ran out of time "
             + "before everything it had queued was written (raise NODESCOPE_EXIT_FLUSH=SECONDS, or run it under "
             + "`nodescope check`, which holds the exit)"
     }
 
     /// What many unverified nodes of a process that ended without a goodbye mean.
-    public static func endedAbnormallyWithPending(_ count: Int) -> String {
+    package static func endedAbnormallyWithPending(_ count: Int) -> String {
         "\(count == 1 ? "1 node is" : "\(count) nodes are") unverified: the process ended without a goodbye while "
             + "they awaited release (it crashed or was killed, or its exit flush could not reach a busy collector in "
             + "time: run it under `nodescope check`, which holds the exit, or raise NODESCOPE_EXIT_FLUSH=SECONDS)"
     }
 
     /// `1 occurrence`, `2 occurrences`.
-    public static func count(_ value: Int, _ singular: String, _ plural: String) -> String {
+    package static func count(_ value: Int, _ singular: String, _ plural: String) -> String {
         "\(value) \(value == 1 ? singular : plural)"
     }
 }

@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NodescopeCollector
-import NodescopeControl
+import NodescopeControlCodec
 import ServiceLifecycle
 import Synchronization
 
@@ -12,22 +12,22 @@ import Synchronization
 ///
 /// Run it as a `Service` (``run()`` serves until graceful shutdown, then removes the socket), or
 /// start and stop it by hand (``start()``, ``stop()``) as the CLI's embedded collector does.
-public final class CollectorServer: Service, Sendable {
+package final class CollectorServer: Service, Sendable {
     /// The socket path it serves on.
-    public let socketPath: String
+    package let socketPath: String
     /// The collector's settings (grace, exit hold, retention).
-    public let settings: CollectorSettings
+    package let settings: CollectorSettings
     /// The bounds on connections, answers waiting to be read, and slow peers.
-    public let limits: ServerLimits
+    package let limits: ServerLimits
     /// Where every host's stream is recorded, one file per process (`daemon --record-dir`).
-    public let recordDirectory: String?
+    package let recordDirectory: String?
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let loop: EventLoop
     private let state = Mutex<(hub: NIOLoopBound<CollectorHub>?, channel: Channel?)>((nil, nil))
 
     /// A server for `socketPath`; nothing happens until it starts.
-    public init(
+    package init(
         socketPath: String, settings: CollectorSettings = .init(), limits: ServerLimits = .init(),
         logger: Logger = Logger(label: "nodescope.collector"), recordDirectory: String? = nil
     ) {
@@ -46,7 +46,7 @@ public final class CollectorServer: Service, Sendable {
     }
 
     /// Prepares the socket's place and starts listening.
-    public func start() async throws {
+    package func start() async throws {
         try SocketPlacement.prepare(socketPath)
         let (loop, settings, limits, logger) = (self.loop, self.settings, self.limits, self.logger)
         let recordDirectory = self.recordDirectory
@@ -76,7 +76,7 @@ public final class CollectorServer: Service, Sendable {
     }
 
     /// Stops listening, closes every connection and removes the socket file.
-    public func stop() async {
+    package func stop() async {
         let (hub, bound) = state.withLock { current in
             defer { current.channel = nil }
             return (current.hub, current.channel)
@@ -94,7 +94,7 @@ public final class CollectorServer: Service, Sendable {
     }
 
     /// Serves until a graceful shutdown (SIGINT/SIGTERM through a ServiceGroup), then stops.
-    public func run() async throws {
+    package func run() async throws {
         try await start()
         try? await gracefulShutdown()
         await stop()
@@ -103,7 +103,7 @@ public final class CollectorServer: Service, Sendable {
     /// The socket address of `path`, for paths of up to 107 bytes (NIO's own path form stops
     /// at 103). Throws ``ServerError`` (`pathTooLong`) for a longer path, and (`invalidPath`) for
     /// an empty one or one with a NUL byte, which would name an abstract socket.
-    public static func socketAddress(_ path: String) throws -> SocketAddress {
+    package static func socketAddress(_ path: String) throws -> SocketAddress {
         try SocketPlacement.checkNamesAFile(path)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -119,21 +119,21 @@ public final class CollectorServer: Service, Sendable {
     }
 
     /// Whether a collector accepts connections on `path` right now.
-    public static func isAnswering(at path: String) -> Bool {
+    package static func isAnswering(at path: String) -> Bool {
         SocketPlacement.isAnswering(path)
     }
 
     /// The recordings of ``recordDirectory`` that could not be written (each with its path and
     /// the reason), once they have failed; after ``stop()``, every one that did.
-    public func failedRecordings() async -> [ControlBody.RecordingOutcome] {
+    package func failedRecordings() async -> [ControlBody.RecordingOutcome] {
         guard let hub = state.withLock({ $0.hub }) else { return [] }
         return (try? await loop.submit { hub.value.failedRecordings }.get()) ?? []
     }
 
     /// Runs `body` on the collector's loop with the collector, and returns its result.
-    public func withCollector<T: Sendable>(_ body: @escaping @Sendable (Collector) -> T) async throws -> T {
+    package func withCollector<T: Sendable>(_ body: @escaping @Sendable (Collector) -> T) async throws -> T {
         guard let hub = state.withLock({ $0.hub }) else {
-            throw ServerError(.bindFailed, "the collector has not started")
+            throw ServerError(.notStarted, "the collector has not started: start() it first (or it failed to start)")
         }
         return try await loop.submit { body(hub.value.collector) }.get()
     }

@@ -1,6 +1,6 @@
 import Glibc
-import NodesDebug
 import NodescopeCollector
+import NodescopeSocket
 
 /// Prepares the place of the collector's socket: a private directory (ours, closed to others)
 /// reached only through directories and links that nobody else can change (``SocketTrust``), no
@@ -37,7 +37,7 @@ enum SocketPlacement {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
-            throw ServerError(.unsafeDirectory, "\(path) exists and is not a socket; remove it or choose another --socket")
+            throw ServerError(.notASocket, "\(path) exists and is not a socket; remove it or choose another --socket")
         }
         if isAnswering(path) {
             throw ServerError(

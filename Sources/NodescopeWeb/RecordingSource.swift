@@ -1,5 +1,6 @@
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 import NodescopeRecording
 import NodescopeReplay
 import Synchronization
@@ -9,16 +10,16 @@ import Synchronization
 /// (keyframes of the replay's state), continuing the previous answer when the page steps or
 /// plays forward. What it answers at an instant is what `tree`, `leaks` and `export`
 /// `--from FILE --at` print there.
-public final class RecordingSource: Sendable {
+package final class RecordingSource: Sendable {
     /// The name of the recording shown on the page (the file's name).
-    public let name: String
+    package let name: String
     /// The recording, opened for seeking.
-    public let seeker: RecordingSeeker
+    package let seeker: RecordingSeeker
     /// The last instant answered, from which a later one may continue.
     private let last = Mutex<ReplayCursor?>(nil)
 
     /// Opens `reader` for seeking (one replay of the whole recording, to make the keyframes).
-    public init(
+    package init(
         name: String, reader: RecordingReader, spacing: UInt64 = RecordingSeeker.defaultSpacing,
         budget: Int = RecordingSeeker.defaultBudget
     ) {
@@ -28,13 +29,13 @@ public final class RecordingSource: Sendable {
 
     /// An instant of the page's `at` parameter: `end`, `event:N`, or seconds (`12.5`,
     /// `800ms`); `end` when there is none.
-    public static func instant(_ text: String?) -> ReplayInstant? {
+    package static func instant(_ text: String?) -> ReplayInstant? {
         guard let text, !text.isEmpty else { return .end }
         return ReplayInstant(argument: text)
     }
 
     /// The collector's state at `instant`.
-    public func replay(at instant: ReplayInstant) -> RecordingReplay {
+    package func replay(at instant: ReplayInstant) -> RecordingReplay {
         let previous = last.withLock { $0 }
         let cursor = seeker.cursor(at: instant, continuing: previous)
         last.withLock { $0 = cursor }
@@ -42,31 +43,31 @@ public final class RecordingSource: Sendable {
     }
 
     /// What the page needs to draw its timeline: the process, the span, the records.
-    public struct Info: Codable, Sendable, Equatable {
+    package struct Info: Codable, Sendable, Equatable {
         /// The recording's name.
-        public var file: String
+        package var file: String
         /// The recorded process.
-        public var processName: String
+        package var processName: String
         /// Its pid.
-        public var pid: UInt32
+        package var pid: UInt32
         /// Records that can be replayed.
-        public var records: UInt64
+        package var records: UInt64
         /// From the start to the last record, in seconds.
-        public var durationSeconds: Double
+        package var durationSeconds: Double
         /// The recorder's wall clock at the start, ns since the Unix epoch.
-        public var startWallNanos: UInt64
+        package var startWallNanos: UInt64
         /// How the recording ended: `normal`, `abnormal`, `stopped`, or `cut` (no end record).
-        public var end: String
+        package var end: String
         /// What was wrong with the file short of an error.
-        public var warnings: [String]
+        package var warnings: [String]
         /// Keyframes kept for seeking, and the records between two of them.
-        public var keyframes: Int
+        package var keyframes: Int
         /// Records between two keyframes.
-        public var keyframeSpacing: UInt64
+        package var keyframeSpacing: UInt64
     }
 
     /// The recording at a glance.
-    public var info: Info {
+    package var info: Info {
         let reader = seeker.reader
         let end: String =
             switch reader.end {
@@ -83,22 +84,22 @@ public final class RecordingSource: Sendable {
     }
 
     /// Where a replay stopped.
-    public struct Instant: Codable, Sendable, Equatable {
+    package struct Instant: Codable, Sendable, Equatable {
         /// The instant asked for, as the page wrote it.
-        public var requested: String
+        package var requested: String
         /// Records applied.
-        public var event: UInt64
+        package var event: UInt64
         /// The arrival of the last record applied, in seconds from the start.
-        public var seconds: Double
+        package var seconds: Double
         /// Whether the recorded stream had ended.
-        public var ended: Bool
+        package var ended: Bool
         /// The replay's warnings (the reader's, and a record that could not be applied).
-        public var warnings: [String]
+        package var warnings: [String]
     }
 
     /// The page's answer for one instant: `{"instant", "process", "tree", "leaks"}`, the tree and
     /// leaks as the daemon's `tree` and `leaks` answers write them.
-    public func instantBody(at instant: ReplayInstant, requested: String) -> [UInt8] {
+    package func instantBody(at instant: ReplayInstant, requested: String) -> [UInt8] {
         let replay = replay(at: instant)
         let start = seeker.reader.header.startMonotonicNanos
         let reached = Instant(

@@ -11,9 +11,9 @@
 /// - The random token of the printed URL (`/?token=…`) is traded once for a cookie (HttpOnly,
 ///   SameSite=Strict, named for the port, since cookies do not tell ports apart); every other
 ///   request needs that cookie.
-public struct WebGate: Sendable {
+package struct WebGate: Sendable {
     /// The decision about one request.
-    public enum Decision: Equatable, Sendable {
+    package enum Decision: Equatable, Sendable {
         /// Serve it.
         case allow
         /// The URL's token is right: set the cookie and send the browser to `/` (so that the
@@ -24,21 +24,21 @@ public struct WebGate: Sendable {
     }
 
     /// The secret of this server, in the printed URL.
-    public let token: String
+    package let token: String
     /// The port the server listens on.
-    public let port: Int
+    package let port: Int
 
     /// A gate for the server on `port` with `token`.
-    public init(token: String, port: Int) {
+    package init(token: String, port: Int) {
         self.token = token
         self.port = port
     }
 
     /// The cookie that carries the token (one per port).
-    public var cookieName: String { "nodescope_token_\(port)" }
+    package var cookieName: String { "nodescope_token_\(port)" }
 
     /// A new token: 32 hexadecimal digits from the system's random source.
-    public static func newToken() -> String {
+    package static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<4).map { _ in
             let word = generator.next() as UInt32
@@ -56,7 +56,7 @@ public struct WebGate: Sendable {
     ///   - origin: the `Origin` header, if any.
     ///   - cookie: the value of ``cookieName``, if sent.
     ///   - hostHeaders: how many `Host` headers the request has.
-    public func decide(
+    package func decide(
         method: String, path: String, queryToken: String?, authority: String?, origin: String?, cookie: String?,
         hostHeaders: Int = 1
     ) -> Decision {
@@ -90,7 +90,7 @@ public struct WebGate: Sendable {
 
     /// Where the browser goes once its token is traded for the cookie: `/`, with the address's
     /// other parameters (a link to a process or an instant, `?token=…&at=12.5`), the token left out.
-    public static func landing(query: String?) -> String {
+    package static func landing(query: String?) -> String {
         // `?` separates too: `?token=T?process=PID` is the printed address with `?process=PID` appended.
         let kept = (query ?? "").split(whereSeparator: { $0 == "&" || $0 == "?" }).filter { item in
             let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""

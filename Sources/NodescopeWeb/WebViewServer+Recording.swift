@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 import NodescopeReplay
 
 extension WebViewServer {

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 import NodescopeGraphviz
 import NodescopeReports
 import Synchronization
@@ -31,21 +32,21 @@ import Synchronization
 ///
 /// What a browser or another local user can make it hold is bounded by ``WebLimits``:
 /// connections, event streams, questions to the collector at once, and a deadline for each request.
-public struct WebViewServer: Sendable {
+package struct WebViewServer: Sendable {
     /// The collector's socket (empty when serving a recording).
-    public let socketPath: String
+    package let socketPath: String
     /// The recording served instead of a collector, if any.
-    public let recording: RecordingSource?
+    package let recording: RecordingSource?
     /// The port asked for; 0 picks a free one.
-    public let requestedPort: Int
+    package let requestedPort: Int
     /// The secret of the printed URL.
-    public let token: String
+    package let token: String
     /// The bounds on connections, event streams and request time.
-    public let limits: WebLimits
+    package let limits: WebLimits
     private let logger: Logger
 
     /// A server for the collector on `socketPath`.
-    public init(
+    package init(
         socketPath: String, port: Int = 0, token: String = WebGate.newToken(), limits: WebLimits = .init(), logger: Logger
     ) {
         self.socketPath = socketPath
@@ -57,7 +58,7 @@ public struct WebViewServer: Sendable {
     }
 
     /// A server for a recording, with a time slider over its instants.
-    public init(
+    package init(
         recording: RecordingSource, port: Int = 0, token: String = WebGate.newToken(), limits: WebLimits = .init(),
         logger: Logger
     ) {
@@ -70,16 +71,16 @@ public struct WebViewServer: Sendable {
     }
 
     /// The address to open, with the token, for the server on `port`.
-    public func url(port: Int) -> String { "http://127.0.0.1:\(port)/?token=\(token)" }
+    package func url(port: Int) -> String { "http://127.0.0.1:\(port)/?token=\(token)" }
 
     /// Serves until SIGINT or SIGTERM; `onReady` gets the URL once the port is bound.
-    public func run(onReady: @escaping @Sendable (String) -> Void) async throws {
+    package func run(onReady: @escaping @Sendable (String) -> Void) async throws {
         try await service(onReady: onReady).runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 
     /// The server as a service, to run in a service group beside the daemon's collector;
     /// `onReady` gets the URL once the port is bound.
-    public func service(onReady: @escaping @Sendable (String) -> Void) -> some ApplicationProtocol {
+    package func service(onReady: @escaping @Sendable (String) -> Void) -> some ApplicationProtocol {
         let port = PortBox()
         // HEAD answers as GET does, without the body (and without starting an event stream).
         let router = Router(context: WebRequestContext.self, options: .autoGenerateHeadEndpoints)

@@ -43,6 +43,7 @@ private final class Keeper: @unchecked Sendable {
     @MainActor @Test func aDetachedNodeIsReleased() async {
         let scope = TrackingScope()
         let root = root(in: scope)
+        defer { scope.run { root._end() } }  // ended before it goes, as the framework asserts
         let verdict = await expectReleased(named: "Child") {
             scope.run {
                 let child = PlainFlow("Child")
@@ -59,6 +60,7 @@ private final class Keeper: @unchecked Sendable {
     @MainActor @Test func aNodeWhoseContextIsKeptIsNotAndTheVerdictSaysWhatLives() async {
         let scope = TrackingScope()
         let root = root(in: scope)
+        defer { scope.run { root._end() } }  // ended before it goes, as the framework asserts
         let keeper = Keeper()
         let verdict = await expectReleased(named: "Child", within: .milliseconds(100)) {
             scope.run {
@@ -79,6 +81,7 @@ private final class Keeper: @unchecked Sendable {
     @MainActor @Test func expectNodeReleasedWatchesTheFlowItsContextWorkersAndView() async {
         let scope = TrackingScope()
         let root = root(in: scope)
+        defer { scope.run { root._end() } }  // ended before it goes, as the framework asserts
         let child = scope.run { PlainFlow("Child") }
         scope.run {
             root.attach(starting: child)

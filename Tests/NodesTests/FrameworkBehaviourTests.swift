@@ -120,4 +120,44 @@ struct FrameworkBehaviourTests {
             _ = Repeated().createAll()
         }
     }
+
+    @Test func aFlowReleasedWhileStartedIsAnAssertion() async {
+        await #expect(processExitsWith: .failure) {
+            final class Dropped: AbstractFlow<TestContext, HeadlessViewController> {}
+            let log = HookLog()
+            var flow: Dropped? = Dropped(
+                context: TestContext("C", log: log, workers: []), viewController: HeadlessViewController(title: "D"))
+            flow?.start()
+            flow = nil
+        }
+    }
+
+    @Test func aContextReleasedWhileActiveIsAnAssertion() async {
+        await #expect(processExitsWith: .failure) {
+            var context: TestContext? = TestContext("C", log: HookLog(), workers: [])
+            context?.activate()
+            context = nil
+        }
+    }
+
+    @Test func aWorkerReleasedWhileWorkingIsAnAssertion() async {
+        await #expect(processExitsWith: .failure) {
+            var worker: TestWorker? = TestWorker("W", log: HookLog())
+            worker?.start()
+            worker = nil
+        }
+    }
+
+    @Test func nodesEndedBeforeTheyGoAreNoViolation() {
+        let log = HookLog()
+        var flow: TestFlow? = TestFlow("Clean", log: log)
+        flow?.start()
+        flow?.end()
+        flow = nil
+        var worker: TestWorker? = TestWorker("W", log: log)
+        worker?.start()
+        worker?.stop()
+        worker = nil
+        #expect(flow == nil && worker == nil)
+    }
 }

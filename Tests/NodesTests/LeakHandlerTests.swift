@@ -22,6 +22,7 @@ struct LeakHandlerTests {
         let child = root.show(TestFlow(name, log: log, workerCount: 0))
         registry.retained.append(child.context)
         root.hide(child)
+        root.end()
     }
 
     @Test func aHandlerSetWhileAGraceRunsReceivesTheLeak() {

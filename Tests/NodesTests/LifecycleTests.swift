@@ -35,6 +35,7 @@ struct LifecycleTests {
                 "Child watches worker TestWorker", "Child watches view HeadlessViewController",
                 "Child started", "Child active",
             ])
+        scope.run { root.end() }  // a started flow is ended before it goes, as the framework asserts
     }
 
     @Test func detachEndsSubFlowsLastAttachedFirstThenStopsWorkersThenDeactivates() {
@@ -62,13 +63,14 @@ struct LifecycleTests {
         }
         #expect(releases.count == 12)
         #expect(scope.tracker.snapshot().nodes.map(\.name) == ["Root"])
+        scope.run { root.end() }
     }
 
     @Test func detachEventsComeInTheReverseOrderOfAttach() {
         let scope = TrackingScope()
         let log = HookLog()
         var names: [NodeID: String] = [:]
-        scope.run {
+        let root = scope.run {
             let root = TestFlow("Root", log: log)
             root.start()
             let parent = root.show(TestFlow("Parent", log: log))
@@ -79,7 +81,9 @@ struct LifecycleTests {
             }
             scope.sink.removeAll()
             root.hide(parent)
+            return root
         }
+        defer { scope.run { root.end() } }
         let lifecycle = scope.sink.events.compactMap { event -> String? in
             switch event.change {
             case .stateChanged(let state): "\(names[event.node]!) \(state)"

@@ -24,6 +24,7 @@ struct ReleaseAndLeakTests {
             root.start()
             root.show(TestFlow("Feed", log: log, workerCount: 2))
             root.hide(root.subFlows(ofType: TestFlow.self)[0])
+            root.end()
         }
         #expect(Set(releasedObjects(scope.sink, of: "Feed")) == ["flow", "context", "worker", "view"])
         #expect(releasedObjects(scope.sink, of: "Feed").count == 5)
@@ -44,6 +45,7 @@ struct ReleaseAndLeakTests {
             // The bug: the service outlives the node and its closure captures the context.
             service.listeners.append { _ = context.isActive }
             root.hide(profile)
+            root.end()
         }
         // The missing release events: the context, and the worker that it keeps, stay alive.
         #expect(Set(releasedObjects(scope.sink, of: "Profile")) == ["flow", "view"])
@@ -82,6 +84,7 @@ struct ReleaseAndLeakTests {
             #expect(child.context.isActive)
             root.detach(ending: child)
             #expect(!child.context.isActive)
+            root.end()
         }
         scope.tracker.pollReleases()
         #expect(Set(releasedObjects(scope.sink, of: "PlainFlow")) == ["flow", "context", "view"])
@@ -105,7 +108,7 @@ struct ReleaseAndLeakTests {
         let detector = LeakDetector(scheduler: ManualScheduler(), handler: { _ in })
         detector.isEnabled = false
         let log = HookLog()
-        NodeTracker.$current.withValue(tracker) {
+        let root = NodeTracker.$current.withValue(tracker) {
             LeakDetector.$current.withValue(detector) {
                 let root = TestFlow("Root", log: log, workerCount: 0)
                 root.start()
@@ -115,10 +118,12 @@ struct ReleaseAndLeakTests {
                     root.detach(ending: child)
                 }
                 log.clear()
+                return root
             }
         }
         #expect(sink.attaches == 100_001)
         #expect(sink.ids.count == 100_001)
         #expect(tracker.snapshot().nodes.count == 1)
+        NodeTracker.$current.withValue(tracker) { LeakDetector.$current.withValue(detector) { root.end() } }
     }
 }

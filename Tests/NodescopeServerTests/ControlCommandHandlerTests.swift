@@ -1,5 +1,6 @@
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 import NodescopeWire
 import Testing
 

@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 import NodescopeWire
 import Testing
 

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 import NodescopeWire
 import Testing
 

@@ -1,6 +1,7 @@
 import NIOCore
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 import NodescopeWire
 import Testing
 

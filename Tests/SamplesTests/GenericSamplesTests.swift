@@ -22,6 +22,12 @@ extension SamplesTests {
             /// What holds the object with `chainRole`: the retain cycle, hop by hop (`*` is the suspect).
             let chainRole: String
             let chain: String
+            /// Where the leaked node was attached: a file of the app under `Samples/`, never one
+            /// of the framework glue's folder `glue` (whose wrappers forward their callers' site),
+            /// at a line that holds `siteCall`.
+            let siteFile: String
+            let siteCall: String
+            let glue: String
 
             var testDescription: String { sample }
         }
@@ -37,7 +43,8 @@ extension SamplesTests {
                 leakedNode: "2 Router RequestRouter detached [interactor,view]", leakLine: 2,
                 leakPath: ["RootRouter", "LoggedInRouter", "RequestRouter"], leakKind: "Router",
                 leakRoles: ["interactor", "view"], chainRole: "interactor",
-                chain: "holder: LoggedInInteractor .profileStream -> ReplayStream<RiderProfile> .observers[0] * -> closure context capture"),
+                chain: "holder: LoggedInInteractor .profileStream -> ReplayStream<RiderProfile> .observers[0] * -> closure context capture",
+                siteFile: "sample-ribs/LoggedInRIB.swift", siteCall: "attachChild(router)", glue: "RIBs"),
             Expectation(
                 sample: "sample-viper",
                 tree: [
@@ -50,7 +57,8 @@ extension SamplesTests {
                 leakedNode: "3 ViperModule ProfileEditModule detached [presenter,interactor,router,view]", leakLine: 5,
                 leakPath: ["AppCoordinator", "HomeCoordinator", "ProfileCoordinator", "ProfileEditModule"],
                 leakKind: "ViperModule", leakRoles: ["interactor", "presenter", "router", "view"],
-                chainRole: "view", chain: "cycle: ProfileEditViewController .presenter -> ProfileEditPresenter .strongView *"),
+                chainRole: "view", chain: "cycle: ProfileEditViewController .presenter -> ProfileEditPresenter .strongView *",
+                siteFile: "sample-viper/Coordinators/ProfileCoordinator.swift", siteCall: "push(module)", glue: "VIPER"),
             Expectation(
                 sample: "sample-bfg",
                 tree: [
@@ -62,7 +70,8 @@ extension SamplesTests {
                 leakedNode: "2 Feature WordDetailsGraph detached [view,viewModel]", leakLine: 3,
                 leakPath: ["AppGraph", "MainWordListGraph", "WordDetailsGraph"], leakKind: "Feature",
                 leakRoles: ["view", "viewModel"], chainRole: "view",
-                chain: "cycle: WordDetailsViewController .viewModel -> WordDetailsViewModel .onChange *"),
+                chain: "cycle: WordDetailsViewController .viewModel -> WordDetailsViewModel .onChange *",
+                siteFile: "sample-bfg/Features/MainWordListRouter.swift", siteCall: "FeatureTree.attach(graph", glue: "BFG"),
             Expectation(
                 sample: "sample-modules",
                 tree: [
@@ -73,7 +82,9 @@ extension SamplesTests {
                 leakedNode: "2 Module ProductModule detached [module]", leakLine: 2,
                 leakPath: ["HomeModule", "ProductArrayModule", "ProductModule"], leakKind: "Module",
                 leakRoles: ["module"], chainRole: "module",
-                chain: "cycle: ProductModule .events -> EventStream .handlers[0] * -> closure context capture -> closure context capture"),
+                chain: "cycle: ProductModule .events -> EventStream .handlers[0] * -> closure context capture -> closure context capture",
+                siteFile: "sample-modules/Listeners/RoutingEventsListener.swift", siteCall: "router.route(to: .product(",
+                glue: "Framework"),
         ]
 
         @Test(arguments: expectations.map(\.sample))
@@ -131,7 +142,54 @@ extension SamplesTests {
             #expect(leak.path == expected.leakPath)
             #expect(aliveRoles(leak) == expected.leakRoles)
             #expect(chain(leak, role: expected.chainRole) == expected.chain)
+            expectAppSite(try #require(leak.attachSite), of: expected)
             harness.terminate(host)
         }
+
+        /// `nodescope check --sarif` on a sample's leak: the result's location is the app's line
+        /// that attached the leaked RIB, relative to the source root.
+        @Test func checksSarifLocatesTheLeakAtTheAppLineThatAttachedIt() throws {
+            let expected = try #require(Self.expectations.first { $0.sample == "sample-ribs" })
+            let directory = makeScratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let sarif = directory.appendingPathComponent("leaks.sarif")
+            let sample = ChildProcess.binDirectory.appendingPathComponent(expected.sample).path
+            let check = try ChildProcess(
+                "nodescope",
+                [
+                    "check", "--quiet", "--grace", "\(Int(SampleHarness.grace * 1000))ms", "--sarif", sarif.path,
+                    "--source-root", sourceRoot.path, "--", sample, "--leak", "retain-cycle", "--quiet",
+                ])
+            #expect(check.waitForExit(seconds: 60) == 1, "check passed a leaky run:\n\(check.stderr)")
+
+            let document = try JSONSerialization.jsonObject(with: Data(contentsOf: sarif)) as? [String: Any]
+            let runs = document?["runs"] as? [[String: Any]] ?? []
+            let results = runs.flatMap { $0["results"] as? [[String: Any]] ?? [] }
+            #expect(results.count == 1)
+            let physical = results.flatMap { $0["locations"] as? [[String: Any]] ?? [] }
+                .compactMap { $0["physicalLocation"] as? [String: Any] }
+            let uris = physical.compactMap { ($0["artifactLocation"] as? [String: Any])?["uri"] as? String }
+            #expect(uris == ["Samples/\(expected.siteFile)"])
+            let line = try #require(physical.first.flatMap { ($0["region"] as? [String: Any])?["startLine"] as? Int })
+            let file = sourceRoot.appendingPathComponent("Samples/\(expected.siteFile)").path
+            expectAppSite(SourceSite(file: file, line: UInt32(line)), of: expected)
+        }
     }
+}
+
+/// The repository: three levels above this file.
+private let sourceRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// Expects `site` to be the app's line that attached the leaked node: the expected file under
+/// `Samples/`, outside the framework glue, at a line that makes the expected call.
+private func expectAppSite(_ site: SourceSite, of expected: SamplesTests.GenericSamples.Expectation) {
+    #expect(site.file.hasSuffix("/Samples/\(expected.siteFile)"), "attached at \(site.file):\(site.line)")
+    #expect(!site.file.contains("/\(expected.sample)/\(expected.glue)/"), "the site is the glue's: \(site)")
+    let source = (try? String(contentsOfFile: site.file, encoding: .utf8)) ?? ""
+    let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+    let line = Int(site.line)
+    #expect(
+        line >= 1 && lines.count >= line && lines[line - 1].contains(expected.siteCall),
+        "\(site) does not make the call \(expected.siteCall)")
 }

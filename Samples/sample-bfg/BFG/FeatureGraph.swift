@@ -16,12 +16,18 @@ extension FeatureGraph {
 /// Where the feature tree meets Nodescope, through the generic tracking API: each feature is a
 /// node of kind `Feature`, named after its graph, holding its graph and its parts. Nodescope
 /// watches them through weak references and reports any that outlives the feature's removal.
+/// Both `attach` functions take their caller's `#filePath` and `#line` and pass them to
+/// `tracker.attach`, so a report points at the router's line that showed the feature, not at
+/// this file.
 enum FeatureTree {
     /// Reports `graph` as a feature under `parent` (nil for the app), then lets it start.
     @discardableResult
-    static func attach(_ graph: FeatureGraph, under parent: NodeID?) -> NodeID {
+    static func attach(
+        _ graph: FeatureGraph, under parent: NodeID?, file: StaticString = #filePath, line: UInt = #line
+    ) -> NodeID {
         let tracker = NodeTracker.shared
-        let id = tracker.attach(graph, role: "graph", parent: parent, kind: .feature, name: name(of: graph))
+        let id = tracker.attach(
+            graph, role: "graph", parent: parent, kind: .feature, name: name(of: graph), file: file, line: line)
         for (object, role) in graph.parts { tracker.watch(object, role: role, in: id) }
         tracker.setState(.active, of: id)
         graph.didAttach(as: id)
@@ -31,8 +37,12 @@ enum FeatureTree {
     /// Reports a feature that is a single view (the seed's case where a graph would be
     /// redundant): the view is the whole feature.
     @discardableResult
-    static func attach(screen view: AnyObject, name: String, under parent: NodeID?) -> NodeID {
-        let id = NodeTracker.shared.attach(view, role: .view, parent: parent, kind: .feature, name: name)
+    static func attach(
+        screen view: AnyObject, name: String, under parent: NodeID?, file: StaticString = #filePath,
+        line: UInt = #line
+    ) -> NodeID {
+        let id = NodeTracker.shared.attach(
+            view, role: .view, parent: parent, kind: .feature, name: name, file: file, line: line)
         NodeTracker.shared.setState(.active, of: id)
         return id
     }

@@ -2,7 +2,12 @@ import NodesDebug
 
 /// What routers see of the module manager: view controllers, never modules.
 protocol ViewControllerFactory: AnyObject {
-    func viewController(for step: ModuleRoutingStep, from presenter: ViewController?) -> ViewController
+    /// The view controller of a module built for `step`. `file` and `line` are the app's line
+    /// that asked for it (``Router/route(to:file:line:)`` passes its caller's), reported as the
+    /// module's attach site.
+    func viewController(
+        for step: ModuleRoutingStep, from presenter: ViewController?, file: StaticString, line: UInt
+    ) -> ViewController
 }
 
 /// What reacts to module events: analytics, routing … The manager subscribes every registered
@@ -18,7 +23,9 @@ protocol EventsListener: AnyObject {
 /// This is where the module tree meets Nodescope, through the generic tracking API: each
 /// module is a node of kind `Module` under the module that presented it, holding the module
 /// and its view controller. When the manager lets a module go, the node is detached, and
-/// Nodescope reports the module if it is still alive after the grace.
+/// Nodescope reports the module if it is still alive after the grace. The attach site it reports
+/// is the app's line that routed to the module (see ``Router/route(to:file:line:)``), not this
+/// file.
 final class ModuleManager: ViewControllerFactory {
     private struct Entry {
         weak var viewController: ViewController?
@@ -39,13 +46,16 @@ final class ModuleManager: ViewControllerFactory {
         return entries.count
     }
 
-    func viewController(for step: ModuleRoutingStep, from presenter: ViewController?) -> ViewController {
+    func viewController(
+        for step: ModuleRoutingStep, from presenter: ViewController?, file: StaticString, line: UInt
+    ) -> ViewController {
         purge()
         let module = step.maker.make()
         let viewController = module.prepareRootViewController()
         let parent = entries.first { $0.viewController != nil && $0.viewController === presenter }?.node
         let tracker = NodeTracker.shared
-        let node = tracker.attach(module, role: .module, parent: parent, kind: .module, name: module.name)
+        let node = tracker.attach(
+            module, role: .module, parent: parent, kind: .module, name: module.name, file: file, line: line)
         tracker.watch(viewController, role: .view, in: node)
         tracker.setState(.active, of: node)
         entries.append(Entry(viewController: viewController, module: module, node: node))

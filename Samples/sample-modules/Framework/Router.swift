@@ -9,8 +9,11 @@ final class Router {
         self.factory = factory
     }
 
-    func route(to step: ModuleRoutingStep) {
-        let viewController = factory.viewController(for: step, from: navigationController.topViewController)
+    /// Builds the module of `step` and pushes its view controller. The module's attach site is
+    /// the caller's line.
+    func route(to step: ModuleRoutingStep, file: StaticString = #filePath, line: UInt = #line) {
+        let viewController = factory.viewController(
+            for: step, from: navigationController.topViewController, file: file, line: line)
         navigationController.push(viewController)
     }
 

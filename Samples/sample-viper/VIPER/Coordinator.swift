@@ -6,7 +6,10 @@ import NodesDebug
 /// This is where the tree meets Nodescope, through the generic tracking API: a coordinator is a
 /// node of kind `Coordinator`, and each module it shows is a node of kind `ViperModule` below
 /// it, holding the module's presenter, interactor, router and view. Nodescope watches them
-/// through weak references and reports any that outlives the module's removal.
+/// through weak references and reports any that outlives the module's removal. `launch`,
+/// `startChild`, `setRoot` and `push` take their caller's `#filePath` and `#line` and pass them
+/// to `tracker.attach`, so a report points at the coordinator's line that started the child or
+/// showed the module, not at this file.
 class Coordinator {
     let navigationController: NavigationController
     private(set) var children: [Coordinator] = []
@@ -23,13 +26,13 @@ class Coordinator {
     func start() {}
 
     /// Starts this coordinator as the root of the app.
-    final func launch() {
-        begin(under: nil)
+    final func launch(file: StaticString = #filePath, line: UInt = #line) {
+        begin(under: nil, file: file, line: line)
     }
 
-    final func startChild(_ child: Coordinator) {
+    final func startChild(_ child: Coordinator, file: StaticString = #filePath, line: UInt = #line) {
         children.append(child)
-        child.begin(under: nodeID)
+        child.begin(under: nodeID, file: file, line: line)
     }
 
     final func finishChild(_ child: Coordinator) {
@@ -50,15 +53,15 @@ class Coordinator {
     }
 
     /// Shows `module` as the only scene of the stack.
-    final func setRoot(_ module: ViperModule) {
+    final func setRoot(_ module: ViperModule, file: StaticString = #filePath, line: UInt = #line) {
         navigationController.setRoot(module.view)
-        report(module)
+        report(module, file: file, line: line)
     }
 
     /// Pushes `module` on the stack.
-    final func push(_ module: ViperModule) {
+    final func push(_ module: ViperModule, file: StaticString = #filePath, line: UInt = #line) {
         navigationController.push(module.view)
-        report(module)
+        report(module, file: file, line: line)
     }
 
     /// Takes a scene of this coordinator off the stack and reports its module detached: from
@@ -70,17 +73,21 @@ class Coordinator {
         modules.remove(at: index)
     }
 
-    private func begin(under parent: NodeID?) {
+    private func begin(under parent: NodeID?, file: StaticString, line: UInt) {
         let tracker = NodeTracker.shared
-        let id = tracker.attach(self, role: .coordinator, parent: parent, kind: .coordinator, name: "\(type(of: self))")
+        let id = tracker.attach(
+            self, role: .coordinator, parent: parent, kind: .coordinator, name: "\(type(of: self))", file: file,
+            line: line)
         tracker.setState(.active, of: id)
         nodeID = id
         start()
     }
 
-    private func report(_ module: ViperModule) {
+    private func report(_ module: ViperModule, file: StaticString, line: UInt) {
         let tracker = NodeTracker.shared
-        let id = tracker.attach(module.presenter, role: .presenter, parent: nodeID, kind: .viperModule, name: module.name)
+        let id = tracker.attach(
+            module.presenter, role: .presenter, parent: nodeID, kind: .viperModule, name: module.name, file: file,
+            line: line)
         tracker.watch(module.interactor, role: .interactor, in: id)
         tracker.watch(module.router, role: .router, in: id)
         tracker.watch(module.view, role: .view, in: id)

@@ -1,3 +1,5 @@
+internal import NodescopeSocket
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -35,13 +35,6 @@ final class MemorySnapshot {
         var kind: Kind
         /// Where the copy of `start` is.
         var copy: UnsafeRawPointer
-
-        var isHeap: Bool {
-            switch kind {
-            case .mainHeap, .arenaHeap, .mappedChunks: true
-            case .imageData, .stack: false
-            }
-        }
     }
 
     /// Why there is no snapshot.

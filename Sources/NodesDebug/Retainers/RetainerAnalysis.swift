@@ -1,3 +1,4 @@
+internal import NodescopeSocket
 import NodescopeWire
 import Synchronization
 

@@ -4,21 +4,21 @@ import NodescopeCollector
 import NodescopeWire
 
 /// Where the collector is, shared by every command that talks to one.
-public struct ConnectionOptions: ParsableArguments {
+package struct ConnectionOptions: ParsableArguments {
     /// The socket path; the protocol's default when not given.
     @Option(
         name: .long,
         help:
             "The collector's socket (default: $NODESCOPE_SOCKET, else $XDG_RUNTIME_DIR/nodescope/collector.sock, else /tmp/nodescope-$UID/collector.sock)."
     )
-    public var socket: String?
+    package var socket: String?
 
     /// Creates options with defaults.
-    public init() {}
+    package init() {}
 
     /// The socket path in force, made absolute: a relative `--socket` (or `NODESCOPE_SOCKET`)
     /// is taken from the working directory.
-    public var socketPath: String {
+    package var socketPath: String {
         let path =
             socket
             ?? CollectorSocketPath.resolve(
@@ -29,7 +29,7 @@ public struct ConnectionOptions: ParsableArguments {
 
     /// Refuses a `--socket` that names no file: empty, or with a NUL byte (either would be an
     /// abstract socket, which any user may reach).
-    public func validate() throws {
+    package func validate() throws {
         guard let socket else { return }
         guard !socket.isEmpty else {
             throw ValidationError("--socket is empty; name the socket file, e.g. --socket ~/.nodescope/collector.sock")
@@ -39,18 +39,18 @@ public struct ConnectionOptions: ParsableArguments {
 }
 
 /// How long a command waits for a process to connect when no daemon is running.
-public struct WaitOptions: ParsableArguments {
+package struct WaitOptions: ParsableArguments {
     /// Seconds to wait.
     @Option(
         name: .long, parsing: .unconditional,
         help: "Seconds to wait for the process to connect (to the daemon, or to the embedded collector that starts when no daemon runs).")
-    public var wait: Double = 10
+    package var wait: Double = 10
 
     /// Creates options with defaults.
-    public init() {}
+    package init() {}
 
     /// Rejects waits that are negative, infinite or absurdly long.
-    public func validate() throws {
+    package func validate() throws {
         guard wait.isFinite, wait >= 0, wait <= 86_400 else {
             throw ValidationError("--wait must be a number of seconds from 0 to 86400")
         }
@@ -58,12 +58,12 @@ public struct WaitOptions: ParsableArguments {
 }
 
 /// A duration such as `1s`, `500ms`, `1.5`, `2m`.
-public struct DurationArgument: ExpressibleByArgument, Sendable {
+package struct DurationArgument: ExpressibleByArgument, Sendable {
     /// The duration in nanoseconds.
-    public let nanoseconds: UInt64
+    package let nanoseconds: UInt64
 
     /// Parses `1s`, `500ms`, `2m` or a plain number of seconds.
-    public init?(argument: String) {
+    package init?(argument: String) {
         let units: [(String, Double)] = [("ms", 1e6), ("us", 1e3), ("s", 1e9), ("m", 60e9)]
         var text = argument.trimmingCharacters(in: .whitespaces)
         var scale = 1e9
@@ -77,7 +77,7 @@ public struct DurationArgument: ExpressibleByArgument, Sendable {
     }
 
     /// How `--help` shows a default: `1s`, `500ms`, `10m`.
-    public var defaultValueDescription: String {
+    package var defaultValueDescription: String {
         if nanoseconds % 60_000_000_000 == 0, nanoseconds > 0 { return "\(nanoseconds / 60_000_000_000)m" }
         if nanoseconds % 1_000_000_000 == 0 { return "\(nanoseconds / 1_000_000_000)s" }
         if nanoseconds % 1_000_000 == 0 { return "\(nanoseconds / 1_000_000)ms" }

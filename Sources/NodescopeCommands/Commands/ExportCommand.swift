@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 import NodescopeGraphviz
 import NodescopeReports
 

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import NodescopeCollector
 import NodescopeControl
+import NodescopeSocket
 
 /// `nodescope record PID|NAME -o FILE`: records a process's stream into a file.
 struct RecordCommand: AsyncParsableCommand {
@@ -35,7 +36,7 @@ struct RecordCommand: AsyncParsableCommand {
         // Fail now, not when the collector first writes: the file must be creatable.
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw CLIError("cannot write \(output): \(String(cString: strerror(errno)))", exitCode: 2)
+            throw CLIError("cannot write \(output): \(SystemErrorText.describe(errno))", exitCode: 2)
         }
         close(descriptor)
         // Ctrl-C ends the recording: with a daemon, the connection closes and the daemon

@@ -1,6 +1,7 @@
 import ArgumentParser
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 
 /// `nodescope tree PID|NAME`: the tree once.
 struct TreeCommand: AsyncParsableCommand {

@@ -4,7 +4,9 @@ import Glibc
 import Logging
 import NodescopeControl
 import NodescopeRecording
+import NodescopeReports
 import NodescopeServer
+import NodescopeSocket
 import NodescopeWeb
 import Synchronization
 
@@ -157,21 +159,21 @@ final class BrowserHandoff: Sendable {
         let base = Self.privateBase()
         var template = Array("\(base)/nodescope-open-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
-            throw CLIError("cannot make a private directory in \(base): \(String(cString: strerror(errno)))")
+            throw CLIError("cannot make a private directory in \(base): \(SystemErrorText.describe(errno))")
         }
         let folder = String(cString: made)
         directory.withLock { $0 = folder }
         let path = folder + "/open.html"
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
+            throw CLIError("cannot write \(path): \(SystemErrorText.describe(errno))")
         }
         defer { close(descriptor) }
         fchmod(descriptor, 0o600)
         let bytes = Array(Self.page(redirectingTo: url).utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count else {
-            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
+            throw CLIError("cannot write \(path): \(SystemErrorText.describe(errno))")
         }
         let handoff = self
         Task.detached {
@@ -210,8 +212,7 @@ final class BrowserHandoff: Sendable {
     /// A page that replaces itself with `url` at once (a meta refresh, and a script for browsers
     /// that ignore it in files), with a link for the person if neither works.
     static func page(redirectingTo url: String) -> String {
-        let escaped = url.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        let escaped = XMLText.escaped(url)
         return """
             <!doctype html>
             <html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">

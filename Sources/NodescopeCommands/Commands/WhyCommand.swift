@@ -1,6 +1,7 @@
 import ArgumentParser
 import NodescopeCollector
 import NodescopeControl
+import NodescopeControlCodec
 import NodescopeReports
 
 /// `nodescope why PID|NAME PATH`: asks the host, now, what holds a detached node.

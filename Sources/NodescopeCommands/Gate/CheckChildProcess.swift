@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import NodescopeReports
+import NodescopeSocket
 import Synchronization
 
 /// The pid that SIGINT, SIGTERM and SIGHUP are forwarded to: 0 before the command starts, -1 once it ended.
@@ -151,10 +152,10 @@ enum CheckChildProcess {
         // Close-on-exec from their creation: a process started meanwhile by another thread
         // must not inherit `check`'s end, or the guard would never see it close.
         guard ProcessControl.closeOnExecPipe(&control) else {
-            return .failure(CLIError("cannot start the command: pipe failed: \(String(cString: strerror(errno)))"))
+            return .failure(CLIError("cannot start the command: pipe failed: \(SystemErrorText.describe(errno))"))
         }
         guard ProcessControl.closeOnExecPipe(&reports) else {
-            let reason = String(cString: strerror(errno))
+            let reason = SystemErrorText.describe(errno)
             for descriptor in control { close(descriptor) }
             return .failure(CLIError("cannot start the command: pipe failed: \(reason)"))
         }
@@ -186,7 +187,7 @@ enum CheckChildProcess {
             close(control[1])
             close(reports[0])
             return .failure(
-                CLIError("cannot start the command's guard (nodescope check-guard): \(String(cString: strerror(failure.code)))"))
+                CLIError("cannot start the command's guard (nodescope check-guard): \(SystemErrorText.describe(failure.code))"))
         case .success(let pid):
             guardPID.store(pid, ordering: .releasing)
             guardControl.store(control[1], ordering: .releasing)

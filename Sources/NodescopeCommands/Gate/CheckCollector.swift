@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import NodescopeCollector
 import NodescopeServer
+import NodescopeSocket
 
 /// What the private collector of a `check` run saw: every host process, every leak record and,
 /// for each session with a leak, its tree (kept by the collector after the session ended).
@@ -132,7 +133,7 @@ final class CheckCollector: Sendable {
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
             throw CLIError(
-                "cannot create a private directory under \(base) for the collector's socket: \(String(cString: strerror(errno)))")
+                "cannot create a private directory under \(base) for the collector's socket: \(SystemErrorText.describe(errno))")
         }
         let directory = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         CheckDirectoryClaim.claim(directory)

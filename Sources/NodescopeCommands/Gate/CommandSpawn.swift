@@ -1,4 +1,5 @@
 import Glibc
+import NodescopeSocket
 
 /// Starts a process with `posix_spawn`: an empty signal mask and every signal at its default
 /// disposition (a parent such as a test runner may have blocked SIGTERM, or a guard ignored
@@ -43,7 +44,7 @@ enum CommandSpawn {
         switch failure.code {
         case ENOENT: reason = name.contains("/") ? "no such file" : "not found on PATH"
         case EACCES: reason = "permission denied (is it executable?)"
-        default: reason = String(cString: strerror(failure.code))
+        default: reason = SystemErrorText.describe(failure.code)
         }
         return "cannot run \(name): \(reason)"
     }

@@ -1,5 +1,5 @@
 import Glibc
-import NodesDebug
+import NodescopeSocket
 
 /// Which file a path names, whatever its spelling: the device and inode of an existing file, or
 /// the resolved directory and the name of a file still to be created.

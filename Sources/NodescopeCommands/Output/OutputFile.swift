@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import NodesDebug
+import NodescopeSocket
 
 /// A file that a command writes (`export -o`, `demo -o`, `check`'s reports): checked before the
 /// command does its work, so that a mistyped path fails at once instead of after a long run,

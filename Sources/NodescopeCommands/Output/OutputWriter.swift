@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import NodesDebug
+import NodescopeSocket
 
 /// Where a command's output goes while it is being made, in chunks of 64 KiB: standard output
 /// (`-`), a descriptor the process has (`/dev/stdout`, `/dev/fd/3`: shared, with its offset), a

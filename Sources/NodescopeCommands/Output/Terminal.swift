@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 import Logging
-import NodesDebug
 import NodescopeReports
+import NodescopeSocket
 import Synchronization
 
 /// Output conventions of the CLI: results on stdout, notes and errors on stderr, colours only

@@ -13,28 +13,28 @@ import NodescopeCollector
 ///   ]
 /// }
 /// ```
-public struct Baseline: Sendable {
+package struct Baseline: Sendable {
     /// One accepted leak (or family of leaks).
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// A leak fingerprint (16 lowercase hexadecimal digits), if the entry names one.
-        public var fingerprint: String?
+        package var fingerprint: String?
         /// A glob over the leak's path, if the entry gives one.
-        public var path: BaselinePathPattern?
+        package var path: BaselinePathPattern?
         /// Why the leak is accepted.
-        public var reason: String
+        package var reason: String
         /// Where the entry starts in the file.
-        public var line: Int
+        package var line: Int
         /// Its position in `entries`, from 1.
-        public var number: Int
+        package var number: Int
 
         /// Whether the entry covers a leak: its fingerprint (when given) is the leak's, and its
         /// path pattern (when given) matches the leak's path.
-        public func matches(fingerprint leakFingerprint: String, path leakPath: [String]) -> Bool {
+        package func matches(fingerprint leakFingerprint: String, path leakPath: [String]) -> Bool {
             (fingerprint.map { $0 == leakFingerprint } ?? true) && (path.map { $0.matches(leakPath) } ?? true)
         }
 
         /// `fingerprint 3f2a9c0d1e4b5a67 (AppFlow/LegacyFlow)` or `path **/ChatFlow`.
-        public var label: String {
+        package var label: String {
             switch (fingerprint, path) {
             case (let fingerprint?, let path?): "fingerprint \(fingerprint) (\(path))"
             case (let fingerprint?, nil): "fingerprint \(fingerprint)"
@@ -46,22 +46,22 @@ public struct Baseline: Sendable {
 
     /// The most entries a baseline may have (docs/CHECK.md); the file itself may be at most
     /// 16 MiB.
-    public static let maxEntries = 100_000
+    package static let maxEntries = 100_000
 
     /// The placeholder reason that `--write-baseline` writes.
-    public static let placeholderReason = "TODO: explain why this leak is accepted"
+    package static let placeholderReason = "TODO: explain why this leak is accepted"
 
     /// The entries, in file order.
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// Entries whose reason is still a placeholder ("TODO…", as `--write-baseline` writes it):
     /// accepted, but `check` warns, because a baseline exists to say why.
-    public var entriesWithoutReason: [Entry] {
+    package var entriesWithoutReason: [Entry] {
         entries.filter { $0.reason.trimmingCharacters(in: .whitespaces).uppercased().hasPrefix("TODO") }
     }
 
     /// The first entry that covers a leak, if any.
-    public func entry(matchingFingerprint fingerprint: String, path: [String]) -> Entry? {
+    package func entry(matchingFingerprint fingerprint: String, path: [String]) -> Entry? {
         entries.first { $0.matches(fingerprint: fingerprint, path: path) }
     }
 
@@ -69,7 +69,7 @@ public struct Baseline: Sendable {
 
     /// Reads and checks the bytes of a baseline file; every problem is an error that names the
     /// file, line and field.
-    public static func parse(_ bytes: [UInt8], file: String) throws(ReportError) -> Baseline {
+    package static func parse(_ bytes: [UInt8], file: String) throws(ReportError) -> Baseline {
         do {
             return try parse(bytes)
         } catch {
@@ -185,7 +185,7 @@ public struct Baseline: Sendable {
 
     /// A baseline document with one entry per fingerprint: its path and a reason (the given
     /// one, such as the reason of the entry that covered it before, or the placeholder).
-    public static func document(for leaks: [(fingerprint: String, path: [String], reason: String?)]) -> String {
+    package static func document(for leaks: [(fingerprint: String, path: [String], reason: String?)]) -> String {
         let entries = leaks.map { leak in
             ReportJSONValue.object([
                 ("fingerprint", .string(leak.fingerprint)),

@@ -4,13 +4,13 @@
 /// `*` in a part matches any run of characters and `?` one character (`Legacy*`, `*Flow`), and a
 /// part that is exactly `**` matches any number of names, none included. So `AppFlow/*/ProfileFlow`
 /// is ProfileFlow two levels below AppFlow, and `**/LegacyFlow` is LegacyFlow anywhere.
-public struct BaselinePathPattern: Sendable, Equatable, CustomStringConvertible {
+package struct BaselinePathPattern: Sendable, Equatable, CustomStringConvertible {
     /// The pattern as written.
-    public let text: String
+    package let text: String
     private let parts: [String]
 
     /// Nil for an empty pattern or one with an empty part (`A//B`, `/A`, `A/`).
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard !text.isEmpty, !parts.contains(where: \.isEmpty) else { return nil }
         self.text = text
@@ -18,10 +18,10 @@ public struct BaselinePathPattern: Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The pattern as written.
-    public var description: String { text }
+    package var description: String { text }
 
     /// Whether the pattern matches the whole path.
-    public func matches(_ path: [String]) -> Bool {
+    package func matches(_ path: [String]) -> Bool {
         // matched[i][j]: parts[i...] match path[j...]. Filled from the end.
         let (p, n) = (parts.count, path.count)
         var matched = Array(repeating: Array(repeating: false, count: n + 1), count: p + 1)

@@ -5,17 +5,17 @@ import NodescopeGraphviz
 /// leaked node in its context: the subtree of its former parent (the whole tree for a root), as
 /// the tree of its process was when the process ended, leaks drawn red, each leaked node's box
 /// with what holds it, hop by hop, when its host sent retainer paths.
-public enum LeakDiagrams {
+package enum LeakDiagrams {
     /// One diagram to write.
-    public struct File: Sendable {
+    package struct File: Sendable {
         /// The file's name, `leak-<fingerprint>.svg`.
-        public var name: String
+        package var name: String
         /// The SVG text.
-        public var svg: String
+        package var svg: String
     }
 
     /// The diagrams of `report`'s leaks, from the trees of their processes.
-    public static func render(_ report: LeakReport, trees: [SessionID: TreeView]) throws(ReportError) -> [File] {
+    package static func render(_ report: LeakReport, trees: [SessionID: TreeView]) throws(ReportError) -> [File] {
         var files: [File] = []
         var seen = Set<String>()
         for group in report.groups where seen.insert(group.fingerprint).inserted {

@@ -2,11 +2,11 @@ import NodescopeCollector
 
 /// `check --json`: the whole outcome for tools, schema version 4 (docs/CHECK.md,
 /// docs/check-report.schema.json). Keys come in the documented order; absent values are null.
-public enum ReportJSON {
+package enum ReportJSON {
     /// The schema version written in `schemaVersion`.
     static let schemaVersion: Int64 = 4
 
-    public static func render(_ outcome: CheckOutcome) -> String {
+    package static func render(_ outcome: CheckOutcome) -> String {
         value(outcome).rendered()
     }
 

@@ -4,10 +4,10 @@
 /// path): new leaks fail, known ones pass with the baseline's reason in `<system-out>`,
 /// unverified nodes are skipped (failures with --strict), late releases pass with a note. A run
 /// without leaks has one passing case, "no leaks".
-public enum ReportJUnit {
+package enum ReportJUnit {
     /// The XML document. A check run records its command and result as properties; a report of
     /// a collector records the command line that read it, and no result.
-    public static func render(_ subject: ReportSubject) -> String {
+    package static func render(_ subject: ReportSubject) -> String {
         let report = subject.report
         var cases: [String] = []
         var failures = 0
@@ -19,22 +19,24 @@ public enum ReportJUnit {
                 failures += 1
                 let message = failing.map(\.message).joined(separator: " | ")
                 body =
-                    "      <failure type=\"\(failing[0].type)\" message=\"\(escape(message))\">"
-                    + "\(escape(failing.map(\.details).joined(separator: "\n\n"), attribute: false))</failure>\n"
+                    "      <failure type=\"\(failing[0].type)\" message=\"\(XMLText.escaped(message))\">"
+                    + "\(XMLText.escaped(failing.map(\.details).joined(separator: "\n\n"), attribute: false))</failure>\n"
                 let others = verdicts.filter { $0.kind != .failure }
                 if !others.isEmpty {
-                    body += "      <system-out>\(escape(others.map(\.output).joined(separator: "\n\n"), attribute: false))</system-out>\n"
+                    body +=
+                        "      <system-out>\(XMLText.escaped(others.map(\.output).joined(separator: "\n\n"), attribute: false))</system-out>\n"
                 }
             } else if verdicts.allSatisfy({ $0.kind == .skipped }) {
                 skipped += 1
                 body =
-                    "      <skipped message=\"\(escape(verdicts.map(\.message).joined(separator: " | ")))\"/>\n"
-                    + "      <system-out>\(escape(verdicts.map(\.output).joined(separator: "\n\n"), attribute: false))</system-out>\n"
+                    "      <skipped message=\"\(XMLText.escaped(verdicts.map(\.message).joined(separator: " | ")))\"/>\n"
+                    + "      <system-out>\(XMLText.escaped(verdicts.map(\.output).joined(separator: "\n\n"), attribute: false))</system-out>\n"
             } else {
-                body = "      <system-out>\(escape(verdicts.map(\.output).joined(separator: "\n\n"), attribute: false))</system-out>\n"
+                body =
+                    "      <system-out>\(XMLText.escaped(verdicts.map(\.output).joined(separator: "\n\n"), attribute: false))</system-out>\n"
             }
             cases.append(
-                "    <testcase classname=\"\(escape(classname))\" name=\"\(escape(name))\" time=\"0\">\n" + body
+                "    <testcase classname=\"\(XMLText.escaped(classname))\" name=\"\(XMLText.escaped(name))\" time=\"0\">\n" + body
                     + "    </testcase>\n")
         }
         // Nodes attached under a test: one case per test (class name: its suite; name: the
@@ -48,7 +50,7 @@ public enum ReportJUnit {
         let leaking = Set(report.testsWithGroups.map(\.test))
         for test in report.tests where !leaking.contains(test) {
             cases.append(
-                "    <testcase classname=\"\(escape(test.suite.isEmpty ? "nodescope" : test.suite))\" name=\"\(escape(test.name))\" time=\"0\"/>\n"
+                "    <testcase classname=\"\(XMLText.escaped(test.suite.isEmpty ? "nodescope" : test.suite))\" name=\"\(XMLText.escaped(test.name))\" time=\"0\"/>\n"
             )
         }
         // The others: one case per leak group (class name: the process; name: the node's path).
@@ -80,14 +82,14 @@ public enum ReportJUnit {
             errors = 1
             cases.append(
                 "    <testcase classname=\"nodescope\" name=\"private collector\" time=\"0\">\n"
-                    + "      <error type=\"collector-failure\" message=\"\(escape(failure))\"/>\n    </testcase>\n")
+                    + "      <error type=\"collector-failure\" message=\"\(XMLText.escaped(failure))\"/>\n    </testcase>\n")
         } else if report.isEmpty, report.tests.isEmpty {
             cases.append("    <testcase classname=\"nodescope\" name=\"no leaks\" time=\"0\"/>\n")
         }
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\""
-        var properties = ["      <property name=\"command\" value=\"\(escape(subject.commandLine.joined(separator: " ")))\"/>\n"]
+        var properties = ["      <property name=\"command\" value=\"\(XMLText.escaped(subject.commandLine.joined(separator: " ")))\"/>\n"]
         if let run = subject.outcome {
-            properties.append("      <property name=\"commandResult\" value=\"\(escape(run.termination.phrase))\"/>\n")
+            properties.append("      <property name=\"commandResult\" value=\"\(XMLText.escaped(run.termination.phrase))\"/>\n")
         }
         if let grace = report.graceNanos {
             properties.append("      <property name=\"graceNanos\" value=\"\(grace)\"/>\n")
@@ -165,25 +167,5 @@ public enum ReportJUnit {
         ]
         if let released = group.first.releaseDelayNanos { lines.append("released:    \(Vocabulary.duration(released)) after detach") }
         return lines.joined(separator: "\n")
-    }
-
-    /// Escapes text for XML content and attribute values, and replaces the characters XML 1.0
-    /// cannot hold (most control characters) with U+FFFD.
-    public static func escape(_ text: String, attribute: Bool = true) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\n", "\t", "\r": result += attribute ? "&#\(scalar.value);" : String(scalar)
-            case "\u{00}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": result += "\u{FFFD}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }

@@ -6,7 +6,7 @@ import NodescopeCollector
 /// (known, with an external suppression carrying the baseline's reason). A result's
 /// `partialFingerprints["nodescopeFingerprint/v1"]` is the leak fingerprint, and its logical
 /// location is the node's path (`fullyQualifiedName` "A/B/C").
-public enum ReportSARIF {
+package enum ReportSARIF {
     static let rules: [(id: String, name: String, level: String, short: String, full: String)] = [
         (
             "node-leak", "NodeLeak", "error",
@@ -38,7 +38,7 @@ public enum ReportSARIF {
     /// The SARIF log. A check run's invocation carries the command's exit code or signal and
     /// whether the collector could report; a report of a collector carries the reading command
     /// line and no result of any command.
-    public static func render(_ subject: ReportSubject) -> String {
+    package static func render(_ subject: ReportSubject) -> String {
         let report = subject.report
         var invocation: [(String, ReportJSONValue)] = [
             ("executionSuccessful", .bool(subject.outcome?.collectorFailure == nil)),

@@ -3,9 +3,9 @@ import NodescopeCollector
 /// The leak report for people: one block per leak group (under a heading per test, for nodes
 /// attached under a test), the stale baseline entries, then one line: `check`'s verdict, or the
 /// counts for `leaks`.
-public enum ReportText {
+package enum ReportText {
     /// The report; colours only when `colorful`.
-    public static func render(_ subject: ReportSubject, colorful: Bool) -> String {
+    package static func render(_ subject: ReportSubject, colorful: Bool) -> String {
         func paint(_ text: String, _ color: Vocabulary.Color) -> String { Vocabulary.paint(text, color, enabled: colorful) }
         let report = subject.report
         var blocks: [String] = []
@@ -92,7 +92,7 @@ public enum ReportText {
     }
 
     /// How many stale baseline entries are shown in full; the rest are counted on one line.
-    public static let staleEntriesShown = 10
+    package static let staleEntriesShown = 10
 
     /// Why a group's nodes are unverified, in words true of how its first process ended.
     static func unverifiedReason(_ group: LeakGroup, processes: [ProcessSummary]) -> String {

@@ -1,5 +1,6 @@
 import Glibc
 import NIOCore
+import NodescopeSocket
 
 /// The credentials of the process at the other end of a Unix socket (`SO_PEERCRED`), laid out
 /// like Linux's `struct ucred`, which Swift's Glibc module does not import.
@@ -9,7 +10,7 @@ struct PeerCredentials: Sendable {
     var gid: UInt32 = 0
 
     /// `SO_PEERCRED` on Linux.
-    private static let option = SocketOptionName(17)
+    private static let option = SocketOptionName(SocketTrust.peerCredentialsOption)
 
     /// Reads the peer's credentials; nil when the channel cannot tell.
     static func of(_ channel: Channel) -> EventLoopFuture<PeerCredentials?> {

@@ -1,6 +1,6 @@
 import Glibc
-import NodesDebug
 import NodescopeCollector
+import NodescopeSocket
 
 /// Whether a peer process reads the same `CLOCK_MONOTONIC` as this one: processes in one Linux
 /// time namespace do; a process in another (a container with its own) may not.

@@ -1,5 +1,5 @@
 import NodescopeCollector
-import NodescopeControl
+import NodescopeControlCodec
 import NodescopeWire
 
 /// The collector's answer to one control request before it is framed: a status, a JSON body

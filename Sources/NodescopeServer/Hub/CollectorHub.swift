@@ -2,7 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NodescopeCollector
-import NodescopeControl
+import NodescopeControlCodec
 import NodescopeRecording
 import NodescopeWire
 

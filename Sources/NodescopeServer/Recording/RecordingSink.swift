@@ -1,7 +1,8 @@
 import Glibc
 import NIOPosix
-import NodescopeControl
+import NodescopeControlCodec
 import NodescopeRecording
+import NodescopeSocket
 import NodescopeWire
 import Synchronization
 
@@ -106,7 +107,7 @@ final class RecordingSink: Sendable {
             }
             if state.failure == nil, state.fd < 0 {
                 state.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-                if state.fd < 0 { state.failure = "cannot open \(path): \(String(cString: strerror(errno)))" }
+                if state.fd < 0 { state.failure = "cannot open \(path): \(SystemErrorText.describe(errno))" }
             }
             let fd = state.failure == nil ? state.fd : -1
             // Written from the writer's own buffer, which it then reuses (no copy, no new buffer).
@@ -134,7 +135,7 @@ final class RecordingSink: Sendable {
             }
             guard finished, !state.reported else { return nil }
             if state.fd >= 0 {
-                if close(state.fd) != 0 { state.failure = "cannot write \(path): \(String(cString: strerror(errno)))" }
+                if close(state.fd) != 0 { state.failure = "cannot write \(path): \(SystemErrorText.describe(errno))" }
                 state.fd = -1
             }
             return Outcome(
@@ -149,7 +150,7 @@ final class RecordingSink: Sendable {
             let result = Glibc.write(fd, base + offset, raw.count - offset)
             if result < 0 {
                 if errno == EINTR { continue }
-                return String(cString: strerror(errno))
+                return SystemErrorText.describe(errno)
             }
             offset += result
         }

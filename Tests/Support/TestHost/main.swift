@@ -101,8 +101,17 @@ func leakBranch(named name: String, of root: HostFlow) {
     root.hide(flow)
 }
 
+/// The roots, kept until the process exits, as an app's window keeps its root flow: a started
+/// flow that is released without ending is a lifecycle violation (an assertion in debug builds).
+nonisolated(unsafe) var keptRoots: [AnyObject] = []
+
+func keptRoot(_ root: HostFlow) -> HostFlow {
+    keptRoots.append(root)
+    return root
+}
+
 func runTree3() {
-    let root = HostFlow("Root")
+    let root = keptRoot(HostFlow("Root"))
     guard waitForConnection(seconds: 10) else {
         emit("NOT CONNECTED")
         exit(3)
@@ -132,7 +141,7 @@ func detachBeforeExit(of root: HostFlow) {
 }
 
 func runExitAfterDetach() {
-    let root = HostFlow("Root")
+    let root = keptRoot(HostFlow("Root"))
     guard waitForConnection(seconds: 10) else {
         emit("NOT CONNECTED")
         exit(3)
@@ -157,7 +166,7 @@ func stopOnTerminate() {
 
 func runServe(seconds: Double) {
     stopOnTerminate()
-    let root = HostFlow("Root")
+    let root = keptRoot(HostFlow("Root"))
     root._start()
     buildBranches(of: root)
     leakBranch(named: "Leaky", of: root)
@@ -172,7 +181,7 @@ func runServe(seconds: Double) {
 /// C1 control. One of them leaks, so that leak reports show it too.
 func runHostileNames(seconds: Double) {
     stopOnTerminate()
-    let root = HostFlow("Root\u{1B}[2J\u{1B}]0;pwned\u{07}")
+    let root = keptRoot(HostFlow("Root\u{1B}[2J\u{1B}]0;pwned\u{07}"))
     root._start()
     _ = root.show("Child\n4242 fake-row\u{9B}31m\u{7F}")
     leakBranch(named: "Leak\u{1B}[31mRED", of: root)
@@ -189,7 +198,7 @@ func runRandom(seed: UInt64, events: UInt64) {
     stopOnTerminate()
     var random = SplitMix64(seed: seed)
     let names = ["Feed", "Profile", "Settings", "Detail", "Share", "Card", "Chat", "Search"]
-    let root = HostFlow("Root")
+    let root = keptRoot(HostFlow("Root"))
     root._start()
     var attached: [(flow: HostFlow, parent: HostFlow)] = []
     var kept: [AnyObject] = []
@@ -223,7 +232,7 @@ func runRandom(seed: UInt64, events: UInt64) {
 }
 
 func runChurn(seconds: Double) {
-    let root = HostFlow("Root")
+    let root = HostFlow("Root")  // ended below, so released when the function returns
     root._start()
     let end = milliseconds() + UInt64(seconds * 1_000)
     var nextReport = milliseconds()
@@ -245,7 +254,7 @@ func runChurn(seconds: Double) {
 }
 
 func runWaitConnect(seconds: Double) {
-    let root = HostFlow("Root")
+    let root = keptRoot(HostFlow("Root"))
     root._start()
     root.show("Waiting")
     emit("STARTED \(milliseconds())")
@@ -270,7 +279,7 @@ func wallMilliseconds() -> UInt64 {
 /// for the web view's measure of the time from an attach to its row on the page.
 func runPulse(count: Int, interval: UInt32) {
     stopOnTerminate()
-    let root = HostFlow("Root")
+    let root = keptRoot(HostFlow("Root"))
     root._start()
     guard waitForConnection(seconds: 30) else {
         emit("NOT CONNECTED")

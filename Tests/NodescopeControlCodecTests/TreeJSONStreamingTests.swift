@@ -1,6 +1,6 @@
 import Foundation
 import NodescopeCollector
-import NodescopeControl
+import NodescopeControlCodec
 import Testing
 
 /// ``TreeJSON/write(_:chunkSize:to:)`` hands the document out in parts as it writes it: the

@@ -10,22 +10,22 @@ import NodescopeCollector
 /// The common fields are read here; the rare nested values (a node's retainer paths and test,
 /// the view's counts) are handed to `JSONDecoder` whole. Nothing recurses on the document's
 /// nesting: a hostile document of any depth is read or refused with a bounded stack.
-public enum TreeJSONReader {
+package enum TreeJSONReader {
     /// Why a document is not a tree: what was expected, and where.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// What was wrong.
-        public var message: String
+        package var message: String
         /// The byte offset in the document where it was noticed.
-        public var offset: Int
+        package var offset: Int
 
         /// `MESSAGE at byte OFFSET`.
-        public var description: String { "\(message) at byte \(offset)" }
+        package var description: String { "\(message) at byte \(offset)" }
     }
 
     /// Reads `bytes` as a tree.
     ///
     /// - Throws: ``Failure`` when the bytes are not a tree's JSON.
-    public static func decode(_ bytes: [UInt8]) throws(Failure) -> TreeView {
+    package static func decode(_ bytes: [UInt8]) throws(Failure) -> TreeView {
         try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> TreeView in
             var cursor = Cursor(bytes: buffer)
             let view = try cursor.view()

@@ -1,6 +1,6 @@
 import Foundation
 import NodescopeCollector
-import NodescopeControl
+import NodescopeControlCodec
 import SeededRandom
 import Testing
 

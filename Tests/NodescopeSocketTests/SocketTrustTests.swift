@@ -1,5 +1,5 @@
 import Glibc
-import NodesDebug
+import NodescopeSocket
 import Testing
 
 /// The socket rules that hosts, clients and the collector share: first as pure rules on one

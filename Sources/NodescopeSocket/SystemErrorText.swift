@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// A system error number in words a person reads: `No such file or directory (errno 2)`.
-public enum SystemErrorText {
+package enum SystemErrorText {
     /// The C library's text for `code`, with the number for searching.
-    public static func describe(_ code: Int32) -> String {
+    package static func describe(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "errno \(code)" }
         return "\(String(cString: text)) (errno \(code))"
     }

@@ -3,16 +3,16 @@ import NodescopeCollector
 
 /// The bodies of control responses and events: UTF-8 JSON of the collector's query types
 /// (docs/PROTOCOL.md, "Control API"). One encoder and decoder pair for the daemon and the CLI.
-public enum ControlBody {
+package enum ControlBody {
     /// The body of a failed request.
-    public struct Failure: Codable, Sendable, Equatable {
+    package struct Failure: Codable, Sendable, Equatable {
         /// What went wrong, for a person.
-        public var error: String
+        package var error: String
         /// For an ambiguous name: the processes it matched.
-        public var candidates: [ProcessSummary]?
+        package var candidates: [ProcessSummary]?
 
         /// Creates a failure body.
-        public init(error: String, candidates: [ProcessSummary]? = nil) {
+        package init(error: String, candidates: [ProcessSummary]? = nil) {
             self.error = error
             self.candidates = candidates
         }
@@ -21,17 +21,17 @@ public enum ControlBody {
     /// The body of a successful `explain`: the nodes asked about as the collector holds them
     /// once the host has answered (their ``NodeInfo/retainers`` carry the paths), and what the
     /// host said.
-    public struct Explanation: Codable, Sendable, Equatable {
+    package struct Explanation: Codable, Sendable, Equatable {
         /// How the host answered: `explained`, `nothingAlive` (every node asked about was
         /// released meanwhile) or `unavailable` (the host cannot analyse its memory).
-        public var outcome: String
+        package var outcome: String
         /// The nodes asked about that the collector still has, in the order asked.
-        public var nodes: [NodeInfo]
+        package var nodes: [NodeInfo]
         /// Each node's path of names from its root, in the order of ``nodes``.
-        public var paths: [[String]]
+        package var paths: [[String]]
 
         /// Creates an explanation.
-        public init(outcome: String, nodes: [NodeInfo], paths: [[String]]) {
+        package init(outcome: String, nodes: [NodeInfo], paths: [[String]]) {
             self.outcome = outcome
             self.nodes = nodes
             self.paths = paths
@@ -39,16 +39,16 @@ public enum ControlBody {
     }
 
     /// The answer to `record`: the recording has started (or waits for the process).
-    public struct RecordingStarted: Codable, Sendable, Equatable {
+    package struct RecordingStarted: Codable, Sendable, Equatable {
         /// The file being written.
-        public var path: String
+        package var path: String
         /// The recorded process.
-        public var pid: UInt32
+        package var pid: UInt32
         /// Its name.
-        public var processName: String
+        package var processName: String
 
         /// Creates the answer.
-        public init(path: String, pid: UInt32, processName: String) {
+        package init(path: String, pid: UInt32, processName: String) {
             self.path = path
             self.pid = pid
             self.processName = processName
@@ -56,20 +56,20 @@ public enum ControlBody {
     }
 
     /// The event that ends a `record` request: how the recording went.
-    public struct RecordingOutcome: Codable, Sendable, Equatable {
+    package struct RecordingOutcome: Codable, Sendable, Equatable {
         /// The file.
-        public var path: String
+        package var path: String
         /// Records written (frames and the recording's own).
-        public var records: UInt64
+        package var records: UInt64
         /// Bytes written.
-        public var bytes: UInt64
+        package var bytes: UInt64
         /// Frames lost to a writer that did not keep up (the recording has gaps for them).
-        public var lostFrames: UInt64
+        package var lostFrames: UInt64
         /// Why writing failed, if it did.
-        public var error: String?
+        package var error: String?
 
         /// Creates an outcome.
-        public init(path: String, records: UInt64, bytes: UInt64, lostFrames: UInt64, error: String?) {
+        package init(path: String, records: UInt64, bytes: UInt64, lostFrames: UInt64, error: String?) {
             self.path = path
             self.records = records
             self.bytes = bytes
@@ -79,7 +79,7 @@ public enum ControlBody {
     }
 
     /// Encodes a body. A tree (the largest body by far) is written by ``TreeJSON``.
-    public static func encode(_ value: some Encodable) -> [UInt8] {
+    package static func encode(_ value: some Encodable) -> [UInt8] {
         if let view = value as? TreeView { return TreeJSON.encode(view) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -87,7 +87,7 @@ public enum ControlBody {
     }
 
     /// Decodes a body. A tree is read by ``TreeJSONReader``.
-    public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         if type == TreeView.self, let view = try TreeJSONReader.decode(bytes) as? T { return view }
         return try JSONDecoder().decode(type, from: Data(bytes))
     }

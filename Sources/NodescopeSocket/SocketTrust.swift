@@ -15,14 +15,15 @@ import Darwin
 /// socket's own directory must be closed to writes by others, sticky or not; a symbolic link on
 /// the way must belong to this user or root; and the process that accepted the connection must
 /// run as this user (`SO_PEERCRED`).
-public enum SocketTrust {
-    /// `SO_PEERCRED` on Linux (not exported to Swift by Glibc).
-    static let peerCredentialsOption: Int32 = 17
+package enum SocketTrust {
+    /// `SO_PEERCRED` on Linux (not exported to Swift by Glibc); the daemon reads the peer's
+    /// credentials with it too.
+    package static let peerCredentialsOption: Int32 = 17
 
     /// Why a socket is not trusted, in words a person can act on.
-    public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// What kind of problem it is.
-        public enum Code: String, Sendable {
+        package enum Code: String, Sendable {
             /// A directory (or the socket) belongs to another user.
             case foreignOwner
             /// Others may write in a directory on the way.
@@ -42,24 +43,24 @@ public enum SocketTrust {
         }
 
         /// What kind of problem it is.
-        public let code: Code
+        package let code: Code
         /// What was found, without advice (each caller adds what to do).
-        public let message: String
+        package let message: String
 
         /// Creates a refusal.
-        public init(_ code: Code, _ message: String) {
+        package init(_ code: Code, _ message: String) {
             self.code = code
             self.message = message
         }
 
         /// The message.
-        public var description: String { message }
+        package var description: String { message }
     }
 
     /// One thing met on the way to the socket, as `lstat` (or `fstat`) saw it.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// What the entry is on the way.
-        public enum Kind: Sendable, Equatable {
+        package enum Kind: Sendable, Equatable {
             /// A directory above the socket's own directory.
             case ancestor
             /// The directory that holds the socket.
@@ -71,16 +72,16 @@ public enum SocketTrust {
         }
 
         /// The path, as resolved so far.
-        public var path: String
+        package var path: String
         /// What the entry is on the way.
-        public var kind: Kind
+        package var kind: Kind
         /// The owner's uid.
-        public var owner: UInt32
+        package var owner: UInt32
         /// The permission bits, with the sticky bit (`st_mode & 0o7777`).
-        public var mode: UInt32
+        package var mode: UInt32
 
         /// Creates an entry.
-        public init(path: String, kind: Kind, owner: UInt32, mode: UInt32) {
+        package init(path: String, kind: Kind, owner: UInt32, mode: UInt32) {
             self.path = path
             self.kind = kind
             self.owner = owner
@@ -89,7 +90,7 @@ public enum SocketTrust {
     }
 
     /// The rule for one entry: nil when nobody but `uid` and root can change what it leads to.
-    public static func judge(_ entry: Entry, uid: UInt32) -> Refusal? {
+    package static func judge(_ entry: Entry, uid: UInt32) -> Refusal? {
         let ownerTrusted = entry.owner == uid || entry.owner == 0
         let othersMayWrite = entry.mode & 0o022 != 0
         let sticky = entry.mode & 0o1000 != 0
@@ -136,7 +137,7 @@ public enum SocketTrust {
     }
 
     /// What the way to a socket path looks like.
-    public enum Inspection: Sendable, Equatable {
+    package enum Inspection: Sendable, Equatable {
         /// Every entry on the way is trusted and the socket file exists in `directory` (resolved).
         case present(directory: String)
         /// Every directory on the way is trusted; there is no socket file in `directory` yet.
@@ -149,7 +150,7 @@ public enum SocketTrust {
     }
 
     /// Walks `socketPath` from `/`, following symbolic links, and judges every entry on the way.
-    public static func inspect(_ socketPath: String, uid: UInt32 = currentUID) -> Inspection {
+    package static func inspect(_ socketPath: String, uid: UInt32 = currentUID) -> Inspection {
         var pending = Array(components(of: absolute(socketPath)).reversed())
         var names: [String] = []
         var directories: [Entry] = []
@@ -233,7 +234,7 @@ public enum SocketTrust {
     }
 
     /// The uid of the process at the other end of a connected Unix socket (`SO_PEERCRED`).
-    public static func peerUID(of descriptor: Int32) -> UInt32? {
+    package static func peerUID(of descriptor: Int32) -> UInt32? {
         #if os(Linux)
         // struct ucred { pid_t pid; uid_t uid; gid_t gid; }, which Swift's Glibc does not import.
         var credentials = [UInt32](repeating: 0, count: 3)
@@ -252,7 +253,7 @@ public enum SocketTrust {
     }
 
     /// The rule for the peer: the collector must run as `uid` itself.
-    public static func checkPeer(of descriptor: Int32, socketPath: String, uid: UInt32 = currentUID) -> Refusal? {
+    package static func checkPeer(of descriptor: Int32, socketPath: String, uid: UInt32 = currentUID) -> Refusal? {
         guard let peer = peerUID(of: descriptor) else {
             return Refusal(
                 .uninspectable, "cannot tell which user serves \(socketPath) (SO_PEERCRED failed: \(SystemErrorText.describe(errno)))")
@@ -264,7 +265,7 @@ public enum SocketTrust {
     }
 
     /// Why ``connect(to:uid:)`` gave no connection.
-    public enum ConnectFailure: Error, Sendable, Equatable {
+    package enum ConnectFailure: Error, Sendable, Equatable {
         /// The path does not fit in `sockaddr_un`.
         case pathTooLong
         /// A system call failed with `errno` (`connect` with `ENOENT` when there is no socket).
@@ -275,7 +276,7 @@ public enum SocketTrust {
 
     /// Checks the way to `path`, connects (non-blocking, close-on-exec) and checks the peer.
     /// Returns the connected descriptor, on which nothing has been sent yet.
-    public static func connect(to path: String, uid: UInt32 = currentUID) -> Result<Int32, ConnectFailure> {
+    package static func connect(to path: String, uid: UInt32 = currentUID) -> Result<Int32, ConnectFailure> {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -315,7 +316,7 @@ public enum SocketTrust {
     }
 
     /// This process's real uid.
-    public static var currentUID: UInt32 { UInt32(getuid()) }
+    package static var currentUID: UInt32 { UInt32(getuid()) }
 
     // MARK: Helpers
 
@@ -352,7 +353,7 @@ public enum SocketTrust {
 
     /// The target of the symbolic link at `path` (as written in the link), or nil when `path` is
     /// not a readable link.
-    public static func readLink(_ path: String) -> String? {
+    package static func readLink(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }

@@ -9,11 +9,11 @@ import NodescopeCollector
 /// Strings are escaped as JSON requires (`"`, `\` and the control characters below U+0020) and
 /// otherwise written as their UTF-8, so no output contains a raw newline: a body can be sent
 /// as one line of server-sent events.
-public struct TreeJSON {
+package struct TreeJSON {
     private var bytes: [UInt8] = []
 
     /// The JSON of `view`.
-    public static func encode(_ view: TreeView) -> [UInt8] {
+    package static func encode(_ view: TreeView) -> [UInt8] {
         var writer = TreeJSON()
         writer.bytes.reserveCapacity(256 + view.nodes.count * 480)
         writer.write(view, emit: nil)
@@ -23,7 +23,7 @@ public struct TreeJSON {
     /// The JSON of ``encode(_:)``, handed to `emit` in parts of about `chunkSize` bytes as it
     /// is written (the parts joined are the document): a tree of any size costs one part of
     /// memory beyond the view itself.
-    public static func write(_ view: TreeView, chunkSize: Int = 1 << 16, to emit: ([UInt8]) -> Void) {
+    package static func write(_ view: TreeView, chunkSize: Int = 1 << 16, to emit: ([UInt8]) -> Void) {
         var writer = TreeJSON()
         writer.bytes.reserveCapacity(chunkSize + 4_096)
         withoutActuallyEscaping(emit) { emit in writer.write(view, emit: (chunkSize, emit)) }
