@@ -86,7 +86,7 @@ package final class CollectorServer: Service, Sendable {
             try? await loop.submit { hub.value.closeAll() }.get()
             // The closed connections end their sessions on the loop; then the recordings end.
             try? await loop.submit {}.get()
-            let pool = try? await loop.submit { hub.value.finishRecordings() }.get()
+            let pool = try? await loop.submit { [loop] in hub.value.finishRecordings(now: loop.now.uptimeNanoseconds) }.get()
             if let pool { try? await pool.shutdownGracefully() }
         }
         unlink(socketPath)

@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// The agent's writer thread: it performs what ``AgentLink`` decides (system calls, the
-/// tracker's snapshots and polls, encoding) and feeds the outcomes back, with the time. It
-/// takes no decision of its own.
+/// tracker's snapshots and polls, encoding) and feeds the outcomes back, with the time; how it
+/// waits between rounds is ``WriterPause``'s decision. It takes no decision of its own.
 ///
 /// It is the only thread that touches the connection and the consumer side of the queue.
 struct AgentWriter {
@@ -31,9 +31,6 @@ struct AgentWriter {
     private var explained = ExplainedPaths()
     /// Whether this connection got the paths found before it (after its first snapshot).
     private var pathsResent = false
-
-    /// The pause before a round when changes are already waiting (see `perform`).
-    static let gatherNanoseconds: UInt64 = 250_000
 
     /// The most of the log a round applies (units: a release or a state change takes one, the
     /// runtime's attach eight): some 30 node cycles, tens of microseconds of work. A round holds
@@ -69,38 +66,27 @@ struct AgentWriter {
         switch action {
         case .sleep(let until, let wakeOnEvent):
             if let request = feedRequest() { return request }
-            if behind {
-                // A backlog: the next round comes at once, after letting any thread waiting for
-                // this core have it. (A round that runs long on the app's core, as the scheduler
-                // sometimes places it, holds the app's thread up for milliseconds: rounds of
-                // the whole log tripled the wall-clock cost of a burst of node cycles.)
-                behind = false
+            let pause = WriterPause.choose(
+                until: until, wakeOnEvent: wakeOnEvent, now: MonotonicClock.now(), backlog: behind,
+                changesWaiting: tracker.hasUnappliedChanges)
+            behind = false
+            switch pause {
+            case .yieldThenRound:
                 sched_yield()
-                return tick()
+            case .timed(let nanoseconds):
+                if nanoseconds > 0 { feed.wake.wait(nanoseconds: nanoseconds) }
+            case .gather(let nanoseconds):
+                var rest = timespec(tv_sec: 0, tv_nsec: Int(nanoseconds))
+                nanosleep(&rest, nil)
+            case .untilWork(let nanoseconds):
+                // The flag goes up before the last look at the log, so a change recorded
+                // meanwhile wakes us.
+                tracker.consumerIdle.store(true, ordering: .sequentiallyConsistent)
+                if !tracker.hasUnappliedChanges, feed.queue.isEmpty, nanoseconds > 0 {
+                    feed.wake.wait(nanoseconds: nanoseconds, orReadable: connection?.descriptor)
+                }
+                tracker.consumerIdle.store(false, ordering: .relaxed)
             }
-            let now = MonotonicClock.now()
-            guard wakeOnEvent else {
-                if until > now { feed.wake.wait(nanoseconds: until &- now) }
-                return tick()
-            }
-            if tracker.hasUnappliedChanges {
-                // Changes came in during the round: the next round takes them after a short pause,
-                // so that it takes many at once. Taking each change as it comes would pull every
-                // entry of the log and the log's positions across the cores one at a time, which
-                // costs the app's thread more than the change itself. (The log holds thousands
-                // of changes more than the app can make in the pause.)
-                var pause = timespec(tv_sec: 0, tv_nsec: Int(min(Self.gatherNanoseconds, until > now ? until &- now : 0)))
-                nanosleep(&pause, nil)
-                return tick()
-            }
-            // Idle: sleep until there is work (a change recorded, an event queued, the
-            // collector's request or its end on the socket), not on a short timer. The flag
-            // goes up before the last look at the log, so a change recorded meanwhile wakes us.
-            tracker.consumerIdle.store(true, ordering: .sequentiallyConsistent)
-            if !tracker.hasUnappliedChanges, feed.queue.isEmpty, until > now {
-                feed.wake.wait(nanoseconds: until &- now, orReadable: connection?.descriptor)
-            }
-            tracker.consumerIdle.store(false, ordering: .relaxed)
             return tick()
         case .log(let line):
             StandardError.write("[nodescope] \(line)\n")

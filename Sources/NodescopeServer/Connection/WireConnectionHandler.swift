@@ -216,7 +216,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
             hub.explained(frame, session: session)
         case .request(let request):
             guard let connection else { return }
-            if case .disconnect(let reason) = hub.handle(request, from: connection) {
+            if case .disconnect(let reason) = hub.handle(request, from: connection, now: Self.now(context)) {
                 close(context, reason: reason)
             }
         case .ignore:
@@ -252,7 +252,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
         helloTimeout?.cancel()
         frameTimeout?.cancel()
         let hub = self.hub.value
-        if let connection { hub.connectionClosed(connection) }
+        if let connection { hub.connectionClosed(connection, now: Self.now(context)) }
         connection = nil
         handOverRecording()
         if let session {

@@ -14,7 +14,7 @@ import NodescopeWire
 /// connection, which subscriber to let go), one ``ControlCommandHandler`` per control command,
 /// and the ``RetentionTimer``. It never reads a clock: callers pass `now`, nanoseconds of the
 /// event loop's clock (`CLOCK_MONOTONIC` on a real loop, the manual clock of an
-/// `EmbeddedEventLoop` in tests), and the retention timer reads its loop's `now` when it fires.
+/// `EmbeddedEventLoop` in tests), and the retention timer passes the instant it was armed for.
 final class CollectorHub {
     /// An open connection as the hub reaches it: where to write, and how to close it. `close`
     /// is the connection handler's, which logs the reason in one line naming the peer.
@@ -87,13 +87,14 @@ final class CollectorHub {
         subscriptions.admit(connection, asHost: asHost)
     }
 
-    /// Forgets a closed connection and ends its subscriptions.
-    func connectionClosed(_ connection: ConnectionID) {
+    /// Forgets a closed connection and ends its subscriptions (and the recordings it asked for,
+    /// at `now`).
+    func connectionClosed(_ connection: ConnectionID, now: UInt64) {
         endpoints[connection] = nil
         pendingRecordings.removeAll { $0.client == connection }
         for (session, list) in recorders {
             for recorder in list where recorder.owner == connection {
-                recorder.finish(.stopped, arrival: eventLoop.now.uptimeNanoseconds) { collector.resyncStream(session) }
+                recorder.finish(.stopped, arrival: now) { collector.resyncStream(session) }
             }
             recorders[session] = list.filter { $0.owner != connection }
         }
@@ -186,7 +187,7 @@ final class CollectorHub {
     /// Answers a client's request with the handler of its command, unless the client has let
     /// more than ``ServerLimits/maxPendingClientBytes`` of earlier answers wait unread: then it
     /// is not answered, and the caller closes the connection with the returned reason.
-    func handle(_ request: ControlRequestFrame, from connection: ConnectionID) -> SubscriptionTable.RequestAdmission {
+    func handle(_ request: ControlRequestFrame, from connection: ConnectionID, now: UInt64) -> SubscriptionTable.RequestAdmission {
         let admission = subscriptions.admitRequest(from: connection)
         guard admission == .answer else { return admission }
         let asked = ControlRequest(frame: request, connection: connection, collector: collector)
@@ -196,7 +197,7 @@ final class CollectorHub {
             return .answer
         }
         if let order = answer.record {
-            startRecording(order, for: request.requestID, of: connection)
+            startRecording(order, for: request.requestID, of: connection, now: now)
             return .answer
         }
         let parts = ControlResponseFrame.parts(requestID: request.requestID, status: answer.status, body: answer.body)
@@ -252,7 +253,7 @@ final class CollectorHub {
     }
 
     /// Starts a recording a client asked for, or keeps it until the process connects.
-    private func startRecording(_ order: RecordOrder, for requestID: UInt32, of client: ConnectionID) {
+    private func startRecording(_ order: RecordOrder, for requestID: UInt32, of client: ConnectionID, now: UInt64) {
         guard let session = order.session else {
             pendingRecordings.append((order, client, requestID))
             return
@@ -261,7 +262,6 @@ final class CollectorHub {
             reply(.failure(.notFound, "\(order.process) has ended; only a running process can be recorded"), to: requestID, of: client)
             return
         }
-        let now = eventLoop.now.uptimeNanoseconds
         addRecorder(for: session, path: order.path, midSession: true, owner: client, requestID: requestID, now: now)
         reply(
             .ok(ControlBody.RecordingStarted(path: order.path, pid: info.hello.pid, processName: info.hello.processName)), to: requestID,
@@ -327,9 +327,8 @@ final class CollectorHub {
         send([.event(ControlEventFrame(subscriptionID: requestID, body: ControlBody.encode(outcome)))], to: owner)
     }
 
-    /// Ends every recording (the collector is stopping) and waits until they are written.
-    func finishRecordings() -> NIOThreadPool? {
-        let now = eventLoop.now.uptimeNanoseconds
+    /// Ends every recording at `now` (the collector is stopping) and waits until they are written.
+    func finishRecordings(now: UInt64) -> NIOThreadPool? {
         for (session, list) in recorders {
             for recorder in list { recorder.finish(.stopped, arrival: now) { collector.resyncStream(session) } }
         }
@@ -501,8 +500,11 @@ final class CollectorHub {
             retentionTask = nil
         case .arm(let delayNanos):
             retentionTask?.cancel()
+            // The timer passes the instant it was armed for, not a clock reading: what is due
+            // then is judged then, and the next arming takes up whatever came due meanwhile.
+            let firesAt = now &+ UInt64(max(delayNanos, 0))
             retentionTask = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(delayNanos)) {
-                self.retentionTimerFired(now: self.eventLoop.now.uptimeNanoseconds)
+                self.retentionTimerFired(now: firesAt)
             }
         }
     }
