@@ -73,8 +73,8 @@ open class Component<DependencyType>: Scope {
         return instance
     }
 
-    /// This component type's name in paths.
-    private static var pathComponent: String {
+    /// This component type's name in paths (also how NodesTesting registers a mock for it).
+    package static var pathComponent: String {
         String(describing: self).split(separator: ".").last.map(String.init) ?? String(describing: self)
     }
 

@@ -23,14 +23,8 @@ public final class DependencyProviderRegistrationBuilder {
     /// Makes what `dependency` returns the dependency of a `T` made under the builder's scope.
     @discardableResult
     public func injectComponent<T: Component<U>, U>(ofType type: T.Type, with dependency: () -> U) -> Self {
-        registration(path + [Self.pathComponent(of: type)], dependency() as AnyObject)
+        registration(path + [type.pathComponent], dependency() as AnyObject)
         return self
-    }
-
-    /// A component type's name in paths, as ``Component`` writes it.
-    private static func pathComponent(of type: Any.Type) -> String {
-        let name = String(describing: type)
-        return name.split(separator: ".").last.map(String.init) ?? name
     }
 }
 

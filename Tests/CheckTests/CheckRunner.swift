@@ -34,6 +34,31 @@ struct CheckRunner {
 /// Where the repository is: three levels above this file.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+/// Puts a link named `nodescope` to this checkout in `directory`, as the README's manifest
+/// expects its dependency (`.package(path: "../nodescope")`): a package beside it depends on
+/// this checkout under the README's name.
+func linkCheckout(in directory: URL) throws {
+    let fileManager = FileManager.default
+    let link = directory.appendingPathComponent("nodescope")
+    if (try? fileManager.destinationOfSymbolicLink(atPath: link.path)) != repositoryRoot.path {
+        try? fileManager.removeItem(at: link)
+        try fileManager.createSymbolicLink(at: link, withDestinationURL: repositoryRoot)
+    }
+}
+
+/// The identities that a package's Package.resolved pins; none when it has no Package.resolved
+/// (SwiftPM writes none when there is nothing to pin).
+func resolvedIdentities(of package: URL) throws -> Set<String> {
+    struct Resolved: Decodable {
+        struct Pin: Decodable { var identity: String }
+        var pins: [Pin]
+    }
+    guard let data = FileManager.default.contents(atPath: package.appendingPathComponent("Package.resolved").path) else {
+        return []
+    }
+    return Set(try JSONDecoder().decode(Resolved.self, from: data).pins.map(\.identity))
+}
+
 /// A fresh directory for one test's reports.
 func makeReportDirectory() -> URL {
     let url = URL(fileURLWithPath: "/tmp/nodescope-check-tests-\(UUID().uuidString.prefix(8))")

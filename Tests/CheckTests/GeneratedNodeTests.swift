@@ -89,12 +89,10 @@ struct GeneratedNodeTests {
                 seconds: 300)
             #expect(run.status == 0, "stdout:\n\(run.stdout)\nstderr:\n\(run.stderr)")
         }
-        let object = try JSONSerialization.jsonObject(with: try Data(contentsOf: resolved)) as? [String: Any]
-        let pins = try #require(object?["pins"] as? [[String: Any]])
-        let identities = Set(pins.compactMap { $0["identity"] as? String })
+        let identities = try resolvedIdentities(of: package)
         // OpenCombine for NodesCombine; Nimble and its two packages for the generated tests.
         #expect(identities == ["opencombine", "nimble", "cwlcatchexception", "cwlpreconditiontesting"])
-        for heavy in ["swift-nio", "hummingbird", "swift-argument-parser", "swift-log", "swift-crypto"] {
+        for heavy in LightDependencyTests.toolsPackages.union(["swift-crypto"]) {
             #expect(!identities.contains(heavy), "\(heavy) is resolved for an app that uses only the runtime")
         }
     }

@@ -41,11 +41,7 @@ struct LightDependencyTests {
     static func resolve(traits: String?, products: [String], testProducts: [String]) throws -> Set<String> {
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let link = scratch.appendingPathComponent("nodescope")
-        if (try? fileManager.destinationOfSymbolicLink(atPath: link.path)) != repositoryRoot.path {
-            try? fileManager.removeItem(at: link)
-            try fileManager.createSymbolicLink(at: link, withDestinationURL: repositoryRoot)
-        }
+        try linkCheckout(in: scratch)
         let package = scratch.appendingPathComponent("Consumer")
         try? fileManager.removeItem(at: package)
         for folder in ["Sources/App", "Tests/AppTests"] {
@@ -79,16 +75,6 @@ struct LightDependencyTests {
         let result = try CheckRunner.run(
             "/usr/bin/env", ["swift", "package", "resolve", "--package-path", package.path], seconds: 240)
         try #require(result.status == 0, "swift package resolve failed:\n\(result.stdout)\n\(result.stderr)")
-        // SwiftPM writes no Package.resolved when there is nothing to pin.
-        guard let data = fileManager.contents(atPath: package.appendingPathComponent("Package.resolved").path) else {
-            return []
-        }
-        let resolved = try JSONDecoder().decode(Resolved.self, from: data)
-        return Set(resolved.pins.map(\.identity))
-    }
-
-    struct Resolved: Decodable {
-        struct Pin: Decodable { var identity: String }
-        var pins: [Pin]
+        return try resolvedIdentities(of: package)
     }
 }

@@ -37,11 +37,7 @@ struct ReadmeExampleTests {
         for item in ["Package.swift", "Sources", "Tests", "ReadmePrograms"] {
             try fileManager.copyItem(at: Self.example.appendingPathComponent(item), to: package.appendingPathComponent(item))
         }
-        let link = Self.leaky.appendingPathComponent("nodescope")
-        if (try? fileManager.destinationOfSymbolicLink(atPath: link.path)) != repositoryRoot.path {
-            try? fileManager.removeItem(at: link)
-            try fileManager.createSymbolicLink(at: link, withDestinationURL: repositoryRoot)
-        }
+        try linkCheckout(in: Self.leaky)
         let profile = package.appendingPathComponent("Sources/MyApp/ProfileNode.swift")
         let source = try String(contentsOf: profile, encoding: .utf8)
         try #require(source.contains(Self.activation), "the README's profile node no longer has \(Self.activation)")
