@@ -76,6 +76,11 @@ let package = Package(
         .target(name: "NodescopeCollector", dependencies: ["NodescopeWire"]),
         // The recording format: writer, reader, index (pure, bytes in and out).
         .target(name: "NodescopeRecording", dependencies: ["NodescopeWire"]),
+        // One source for the reading commands and the web view: a collector now, a recording at an
+        // instant or a tree in JSON, answering the same questions (TreeSource).
+        .target(
+            name: "NodescopeSource",
+            dependencies: ["NodescopeCollector", "NodescopeControlCodec", "NodescopeControl", "NodescopeReplay"]),
         // A recording replayed through the collector's pure model, to any instant.
         .target(name: "NodescopeReplay", dependencies: ["NodescopeRecording", "NodescopeCollector", "NodescopeWire"]),
 
@@ -119,7 +124,7 @@ let package = Package(
             name: "NodescopeWeb",
             dependencies: [
                 "NodescopeCollector", "NodescopeControl", "NodescopeControlCodec", "NodescopeReports", "NodescopeGraphviz",
-                "NodescopeRecording", "NodescopeReplay",
+                "NodescopeRecording", "NodescopeReplay", "NodescopeSource",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
@@ -135,6 +140,7 @@ let package = Package(
                 "NodescopeServer", "NodescopeControl", "NodescopeControlCodec", "NodescopeReports", "NodescopeCollector",
                 "NodescopeWire",
                 "NodescopeGraphviz", "NodescopeSocket", "NodescopeWeb", "NodescopeRecording", "NodescopeReplay",
+                "NodescopeSource",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
@@ -210,7 +216,9 @@ let package = Package(
         .testTarget(name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector"]),
         .testTarget(
             name: "NodescopeWebTests",
-            dependencies: ["NodescopeWeb", "NodescopeRecording", "NodescopeReplay", "NodescopeCollector", "NodescopeWire"]),
+            dependencies: [
+                "NodescopeWeb", "NodescopeSource", "NodescopeRecording", "NodescopeReplay", "NodescopeCollector", "NodescopeWire",
+            ]),
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),
         .testTarget(
             name: "NodescopeAgentTests",

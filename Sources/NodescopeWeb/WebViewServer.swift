@@ -8,7 +8,9 @@ import NodescopeCollector
 import NodescopeControl
 import NodescopeControlCodec
 import NodescopeGraphviz
+import NodescopeReplay
 import NodescopeReports
+import NodescopeSource
 import Synchronization
 
 /// The web view: a page and a small read-only HTTP API on loopback, served from what a
@@ -28,15 +30,41 @@ import Synchronization
 /// the same endpoints answer at the instant of an `at` parameter (`end` when none; the process
 /// parameter is not needed), `/api/info` describes the recording, `/api/instant?at=T` answers
 /// the tree, leaks and process at T in one body (the page's time slider), and there is no
-/// `/api/events`.
+/// `/api/events`. Both are one route table over a ``TreeSource`` (``Feed/source(at:)``): a
+/// collector's, or the recording's at the request's instant.
 ///
 /// What a browser or another local user can make it hold is bounded by ``WebLimits``:
 /// connections, event streams, questions to the collector at once, and a deadline for each request.
 package struct WebViewServer: Sendable {
-    /// The collector's socket (empty when serving a recording).
-    package let socketPath: String
-    /// The recording served instead of a collector, if any.
-    package let recording: RecordingSource?
+    /// What the page shows: a collector's processes now, or a recording over time.
+    package enum Feed: Sendable {
+        /// The collector on this socket.
+        case collector(socketPath: String)
+        /// A recording, at the instant each request asks for.
+        case recording(RecordingSource)
+
+        /// The source that answers a request: the collector, or the recording at the request's
+        /// `at` (its end when there is none).
+        func source(at request: Request) throws -> any TreeSource {
+            switch self {
+            case .collector(let socketPath): return CollectorSource(socketPath: socketPath)
+            case .recording(let recording): return RecordedInstant(recording.replay(at: try WebViewServer.instant(of: request).0))
+            }
+        }
+
+        /// The process a request asks about: needed for a collector (which has many), optional
+        /// for a recording (which holds one).
+        func process(of request: Request) throws -> String? {
+            let process = request.uri.queryParameters["process"].map(String.init)
+            if case .collector = self, process?.isEmpty ?? true {
+                throw HTTPError(.badRequest, message: "name a process: ?process=PID or ?process=NAME")
+            }
+            return process?.isEmpty == true ? nil : process
+        }
+    }
+
+    /// What the page shows.
+    package let feed: Feed
     /// The port asked for; 0 picks a free one.
     package let requestedPort: Int
     /// The secret of the printed URL.
@@ -45,16 +73,22 @@ package struct WebViewServer: Sendable {
     package let limits: WebLimits
     private let logger: Logger
 
-    /// A server for the collector on `socketPath`.
+    /// A server for `feed`.
     package init(
-        socketPath: String, port: Int = 0, token: String = WebGate.newToken(), limits: WebLimits = .init(), logger: Logger
+        feed: Feed, port: Int = 0, token: String = WebGate.newToken(), limits: WebLimits = .init(), logger: Logger
     ) {
-        self.socketPath = socketPath
-        self.recording = nil
+        self.feed = feed
         self.requestedPort = port
         self.token = token
         self.limits = limits
         self.logger = logger
+    }
+
+    /// A server for the collector on `socketPath`.
+    package init(
+        socketPath: String, port: Int = 0, token: String = WebGate.newToken(), limits: WebLimits = .init(), logger: Logger
+    ) {
+        self.init(feed: .collector(socketPath: socketPath), port: port, token: token, limits: limits, logger: logger)
     }
 
     /// A server for a recording, with a time slider over its instants.
@@ -62,12 +96,7 @@ package struct WebViewServer: Sendable {
         recording: RecordingSource, port: Int = 0, token: String = WebGate.newToken(), limits: WebLimits = .init(),
         logger: Logger
     ) {
-        self.socketPath = ""
-        self.recording = recording
-        self.requestedPort = port
-        self.token = token
-        self.limits = limits
-        self.logger = logger
+        self.init(feed: .recording(recording), port: port, token: token, limits: limits, logger: logger)
     }
 
     /// The address to open, with the token, for the server on `port`.
@@ -116,50 +145,69 @@ package struct WebViewServer: Sendable {
         }
     }
 
+    /// The one route table, whatever the feed: each answer comes from the request's source.
     private func addRoutes(to router: Router<WebRequestContext>, pools: Pools) {
+        let feed = self.feed
         router.get("/") { _, _ in Self.file(PackageResources.index_html, type: "text/html; charset=utf-8") }
         router.get("/app.js") { _, _ in Self.file(PackageResources.app_js, type: "text/javascript; charset=utf-8") }
         router.get("/app.css") { _, _ in Self.file(PackageResources.app_css, type: "text/css; charset=utf-8") }
-        if let recording {
-            Self.addRecordingRoutes(to: router, recording)
-            return
-        }
-        let socketPath = self.socketPath
         router.get("/api/info") { _, _ in
-            let info = [
-                "socket": socketPath,
-                "startLine": "NODESCOPE_SOCKET=\(socketPath) swift run sample-nodes --hold 600",
-            ]
-            return Response(
-                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: ControlBody.encode(info))))
-        }
-        router.get("/api/processes") { _, _ in
-            try await Self.answer(socketPath, pools) { client in
-                try await client.requestBody(.listProcesses)
+            switch feed {
+            case .collector(let socketPath):
+                return Self.json(
+                    ControlBody.encode([
+                        "socket": socketPath, "startLine": "NODESCOPE_SOCKET=\(socketPath) swift run sample-nodes --hold 600",
+                    ]))
+            case .recording(let recording):
+                return Self.json(ControlBody.encode(["recording": recording.info]))
             }
+        }
+        router.get("/api/processes") { request, _ in
+            let source = try feed.source(at: request)
+            return Self.json(try await Self.ask(pools) { try await source.processesBody() })
         }
         router.get("/api/tree") { request, _ in
-            let process = try Self.process(of: request)
-            var response = try await Self.answer(socketPath, pools) { client in
-                try await client.requestBody(.tree, argument: process)
-            }
+            let (source, process) = (try feed.source(at: request), try feed.process(of: request))
+            var response = Self.json(
+                try await Self.ask(pools) {
+                    var body: [UInt8] = []
+                    try await source.treeBody(of: process, rootPath: "", depth: nil) { body += $0 }
+                    return body
+                })
             if request.uri.queryParameters["download"] == "1" {
-                response.headers[.contentDisposition] = "attachment; filename=\"tree-\(Self.safe(process)).json\""
+                var name = process ?? ""
+                if case .recording(let recording) = feed {
+                    if name.isEmpty { name = recording.info.processName }
+                    name += "-" + (request.uri.queryParameters["at"].map(String.init) ?? "end")
+                }
+                response.headers[.contentDisposition] = "attachment; filename=\"tree-\(Self.safe(name)).json\""
             }
             return response
         }
         router.get("/api/leaks") { request, _ in
-            let process = try Self.process(of: request)
-            return try await Self.answer(socketPath, pools) { client in
-                try await client.requestBody(.leaks, argument: process)
-            }
+            let (source, process) = (try feed.source(at: request), try feed.process(of: request))
+            return Self.json(try await Self.ask(pools) { try await source.leaksBody(of: process) })
         }
         router.get("/api/diagram") { request, _ in
-            try await Self.diagram(request, socketPath: socketPath, pools: pools)
+            let (source, process) = (try feed.source(at: request), try feed.process(of: request))
+            let (view, leaks) = try await Self.ask(pools) {
+                try await (source.tree(of: process, rootPath: "", depth: nil), source.leaks(of: process))
+            }
+            return Self.diagram(request, view: view, leaks: leaks)
+        }
+        router.get("/api/instant") { request, _ in
+            guard case .recording(let recording) = feed else {
+                throw HTTPError(.notFound, message: "instants are a recording's (nodescope ui --from FILE); this page is live")
+            }
+            let (instant, text) = try Self.instant(of: request)
+            return Self.json(recording.instantBody(at: instant, requested: text))
         }
         router.get("/api/events") { request, context in
-            let process = try Self.process(of: request)
+            guard case .collector(let socketPath) = feed else {
+                throw HTTPError(.notFound, message: "a recording has no live events; ask /api/instant?at=T")
+            }
+            // A collector's feed always names one (``Feed/process(of:)`` refuses a request without).
+            let process = try feed.process(of: request) ?? ""
             guard let slot = pools.events.take() else {
                 var refusal = Self.failure(
                     503,
@@ -177,6 +225,17 @@ package struct WebViewServer: Sendable {
                     try await Self.stream(process, socketPath: socketPath, until: context.channel.closeFuture, to: &writer)
                 })
         }
+    }
+
+    /// The request's `at`, parsed, and as written (`end` when there is none).
+    static func instant(of request: Request) throws -> (ReplayInstant, String) {
+        let text = request.uri.queryParameters["at"].map(String.init) ?? "end"
+        guard let instant = RecordingSource.instant(text) else {
+            throw HTTPError(
+                .badRequest,
+                message: "at=\(String(text.prefix(40))) is not an instant: use seconds from the start (12.5, 800ms), end, or event:N")
+        }
+        return (instant, text.isEmpty ? "end" : text)
     }
 
     /// How often an idle event stream says something (an SSE comment), so that a page that
@@ -241,17 +300,6 @@ package struct WebViewServer: Sendable {
         return buffer
     }
 
-    private static func diagram(_ request: Request, socketPath: String, pools: Pools) async throws -> Response {
-        let process = try Self.process(of: request)
-        let (view, leaks) = try await Self.ask(socketPath, pools) { client in
-            (
-                try await client.request(.tree, argument: process, as: TreeView.self),
-                try await client.request(.leaks, argument: process, as: [LeakRecord].self)
-            )
-        }
-        return diagram(request, view: view, leaks: leaks)
-    }
-
     /// Diagrams drawn at once by this process's web views: drawing a big tree takes seconds
     /// and hundreds of MB (``WebLimits/maxRenders``), so one more waits its turn as a 503.
     static let renders = SlotPool(capacity: WebLimits.maxRenders)
@@ -297,18 +345,10 @@ package struct WebViewServer: Sendable {
 
     // MARK: Helpers
 
-    private static func process(of request: Request) throws -> String {
-        guard let process = request.uri.queryParameters["process"], !process.isEmpty else {
-            throw HTTPError(.badRequest, message: "name a process: ?process=PID or ?process=NAME")
-        }
-        return String(process)
-    }
-
-    /// Asks the collector through a new control connection, when one of the
-    /// ``WebLimits/maxCollectorRequests`` places is free (503 otherwise).
-    private static func ask<T: Sendable>(
-        _ socketPath: String, _ pools: Pools, _ body: (inout ControlClient) async throws -> T
-    ) async throws -> T {
+    /// Asks the source when one of the ``WebLimits/maxCollectorRequests`` places is free (503
+    /// otherwise), with its refusals as HTTP errors: not found 404, another refusal 400, a
+    /// collector that cannot be reached 503.
+    private static func ask<T: Sendable>(_ pools: Pools, _ body: () async throws -> T) async throws -> T {
         guard let slot = pools.requests.take() else {
             throw HTTPError(
                 .serviceUnavailable,
@@ -316,7 +356,7 @@ package struct WebViewServer: Sendable {
         }
         defer { withExtendedLifetime(slot) {} }
         do {
-            return try await ControlClient.connect(to: socketPath, body)
+            return try await body()
         } catch let refusal as ControlClient.Refusal {
             throw HTTPError(refusal.status == .notFound ? .notFound : .badRequest, message: refusal.description)
         } catch let error as ControlError {
@@ -326,15 +366,6 @@ package struct WebViewServer: Sendable {
 
     static func json(_ bytes: [UInt8]) -> Response {
         Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    private static func answer(
-        _ socketPath: String, _ pools: Pools, _ body: (inout ControlClient) async throws -> [UInt8]
-    ) async throws -> Response {
-        let bytes = try await ask(socketPath, pools, body)
-        return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }

@@ -141,10 +141,11 @@ struct RecordingEndToEndTests {
         let directory = makeScratchDirectory()
         let foreign = directory.appendingPathComponent("tree.json").path
         try Data("{\"nodes\": []}".utf8).write(to: URL(fileURLWithPath: foreign))
-        for command in [["tree", "--from", foreign], ["leaks", "--from", foreign]] {
+        // Neither a recording nor a tree: the reading commands read both (one source, TreeSource).
+        for command in [["tree", "--from", foreign], ["leaks", "--from", foreign], ["export", "--from", foreign, "-o", "-"]] {
             let process = try ChildProcess("nodescope", command)
             #expect(process.waitForExit(seconds: 30) == 1)
-            #expect(process.stderr.contains("not a Nodescope recording"), "\(process.stderr)")
+            #expect(process.stderr.contains("is neither a Nodescope recording nor a tree in JSON"), "\(process.stderr)")
         }
         let badInstant = try ChildProcess("nodescope", ["tree", "--from", foreign, "--at", "yesterday"])
         #expect(badInstant.waitForExit(seconds: 30) == 64 || badInstant.process.terminationStatus == 2)

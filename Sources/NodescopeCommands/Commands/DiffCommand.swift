@@ -3,7 +3,6 @@ import Foundation
 import NodescopeCollector
 import NodescopeControl
 import NodescopeControlCodec
-import NodescopeReplay
 import NodescopeReports
 
 /// `nodescope diff A B`: two trees compared.
@@ -66,45 +65,32 @@ struct DiffCommand: AsyncParsableCommand {
         if !diff.isEmpty { throw ExitCode(1) }
     }
 
-    /// The tree an operand names.
+    /// The tree an operand names: a file (FILE, or FILE@TIME for a recording) or a process.
     private func tree(_ operand: String) async throws -> TreeView {
-        var file = operand
-        var at: String?
-        if !FileManager.default.fileExists(atPath: operand), let mark = operand.lastIndex(of: "@"),
-            FileManager.default.fileExists(atPath: String(operand[..<mark]))
-        {
-            file = String(operand[..<mark])
-            at = String(operand[operand.index(after: mark)...])
-        }
-        if FileManager.default.fileExists(atPath: file) {
-            if try RecordingInput.isRecording(file) {
-                var options = ReplayOptions()
-                options.at = at
-                let instant: ReplayInstant
-                do {
-                    instant = try options.instant()
-                } catch {
-                    throw CLIError("\(operand): \(error)", exitCode: 2)
-                }
-                let replayed = try RecordingInput.replay(file, at: instant)
-                guard let view = replayed.collector.tree(replayed.session) else {
-                    throw CLIError("\(file) holds no process at that instant", exitCode: 2)
-                }
-                return view
-            }
+        var options = try SourceOptions.parse([])
+        options.connection = connection
+        options.waiting = waiting
+        var process: String? = operand
+        if FileManager.default.fileExists(atPath: operand) {
+            (options.from, process) = (operand, nil)
+        } else if let mark = operand.lastIndex(of: "@"), FileManager.default.fileExists(atPath: String(operand[..<mark])) {
+            (options.from, process) = (String(operand[..<mark]), nil)
+            options.replay.at = String(operand[operand.index(after: mark)...])
             do {
-                let bytes = try InputFile.read(file, bound: InputFile.Bound.treeJSON, what: "a tree in JSON")
-                return try TreeJSONReader.decode(bytes)
-            } catch let error as CLIError {
-                throw error
+                _ = try options.replay.instant()
             } catch {
-                throw CLIError(
-                    "\(file) is neither a recording nor a tree in JSON (as `nodescope export --format json` writes)", exitCode: 2)
+                throw CLIError("\(operand): \(error)", exitCode: 2)
             }
         }
-        let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
-        return try await access.run(waitingFor: operand) { client in
-            try await client.request(.tree, argument: operand, as: TreeView.self)
+        do {
+            return try await options.withSource(for: process, command: "diff") { source in
+                try await source.tree(of: process, rootPath: "", depth: nil)
+            }
+        } catch let error as CLIError where options.from != nil {
+            // A file that is no tree is a usage error here: diff's 1 means "they differ".
+            throw CLIError(error.message, exitCode: 2)
+        } catch let refusal as ControlClient.Refusal where options.from != nil {
+            throw CLIError("\(options.from ?? operand): \(refusal.description)", exitCode: 2)
         }
     }
 }

@@ -70,20 +70,10 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Draw at most this many levels below the root.")
     var depth: Int?
 
-    @Option(help: "Read the tree from this JSON file, or from this recording at --at, instead of a collector.")
-    var from: String?
-
-    @OptionGroup var replay: ReplayOptions
-
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var waiting: WaitOptions
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
-        if from == nil, process == nil { throw ValidationError("name a process (pid or name), or give --from FILE") }
-        if let process, process.isEmpty { throw ValidationError("the process is empty: give a pid or a process name") }
-        if from != nil, process != nil { throw ValidationError("give either a process or --from, not both") }
-        if replay.at != nil, from == nil { throw ValidationError("--at reads a recording: give --from RECORDING") }
-        _ = try replay.instant()
+        try source.check(process: process, needsProcess: true)
         if let depth, depth < 0 { throw ValidationError("--depth must be 0 or more") }
         if let maxSiblings, maxSiblings < 1 { throw ValidationError("--max-siblings must be 1 or more") }
         if expand, maxSiblings != nil { throw ValidationError("give either --expand or --max-siblings, not both") }
@@ -113,36 +103,9 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let view: TreeView
-        var leaks: [LeakRecord] = []
-        if let from, try RecordingInput.isRecording(from) {
-            let replayed = try RecordingInput.replay(from, at: try replay.instant())
-            guard let replayedView = replayed.collector.tree(replayed.session) else {
-                throw CLIError("\(from) holds no process at that instant", exitCode: 1)
-            }
-            view = replayedView
-            leaks = replayed.collector.leaks(replayed.session)
-        } else if let from {
-            if replay.at != nil { throw CLIError("--at needs a recording, and \(from) is not one (it is read as a tree in JSON)") }
-            let data = try InputFile.read(from, bound: InputFile.Bound.treeJSON, what: "a tree in JSON")
-            guard !data.isEmpty else {
-                throw CLIError("\(from) is empty, not a tree in JSON (as `nodescope export --format json` writes)")
-            }
-            do {
-                view = try TreeJSONReader.decode(data)
-            } catch {
-                throw CLIError("\(from) is not a tree in JSON (as `nodescope export --format json` writes): \(error)")
-            }
-        } else if let process {
-            let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
-            (view, leaks) = try await access.run(waitingFor: process) { client in
-                try await (
-                    client.request(.tree, argument: process, as: TreeView.self),
-                    client.request(.leaks, argument: process, as: [LeakRecord].self)
-                )
-            }
-        } else {
-            throw CLIError("name a process or give --from")
+        let process = self.process
+        let (view, leaks) = try await source.withSource(for: process, command: "export") { source in
+            try await (source.tree(of: process, rootPath: "", depth: nil), source.leaks(of: process))
         }
         let format = resolvedFormat ?? .svg
         let drawing: DiagramRenderer.Drawing

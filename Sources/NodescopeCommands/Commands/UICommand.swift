@@ -47,24 +47,8 @@ struct UICommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "nodescope.ui")
         logger.logLevel = .notice
-        if let from {
-            try await serve(recording: from, logger: logger)
-            return
-        }
-        let socket = connection.socketPath
-        try ControlClient.checkPlace(of: socket)
-        var embedded: CollectorServer?
-        if !CollectorServer.isAnswering(at: socket) {
-            let server = CollectorServer(socketPath: socket, settings: .init(), logger: .quiet)
-            do {
-                try await server.start()
-            } catch {
-                throw CLIError("no daemon runs on \(socket), and an embedded collector could not start there: \(error)")
-            }
-            embedded = server
-            Terminal.note("no daemon on \(socket); started an embedded collector (it stops with this command)")
-        }
-        let web = WebViewServer(socketPath: socket, port: port, logger: logger)
+        let (feed, embedded) = try await openFeed()
+        let web = WebViewServer(feed: feed, port: port, logger: logger)
         let open = self.open
         let handoff = BrowserHandoff()
         defer { handoff.remove() }
@@ -78,28 +62,27 @@ struct UICommand: AsyncParsableCommand {
         await embedded?.stop()
     }
 
-    /// Opens the recording at `path` (a clear error, exit 1, when it is none), makes its
-    /// keyframes, and serves it until Ctrl-C.
-    private func serve(recording path: String, logger: Logger) async throws {
-        let bytes = try InputFile.read(path, bound: InputFile.Bound.recording, what: "a recording")
-        let reader: RecordingReader
-        do {
-            reader = try RecordingReader(bytes: bytes)
-        } catch {
-            throw CLIError("cannot read \(path): \(error.message)", exitCode: 1)
+    /// What the page shows: the recording of `--from` (a clear error, exit 1, when it is none),
+    /// with its keyframes made; else the collector on the socket, an embedded one started when
+    /// no daemon answers (returned, to stop when the page does).
+    private func openFeed() async throws -> (WebViewServer.Feed, CollectorServer?) {
+        if let from {
+            let reader = try RecordingInput.open(from)
+            for warning in reader.warnings { Terminal.note("\(from): \(warning)") }
+            let name = URL(fileURLWithPath: from).lastPathComponent
+            return (.recording(RecordingSource(name: name, reader: reader)), nil)
         }
-        for warning in reader.warnings { Terminal.note("\(path): \(warning)") }
-        let source = RecordingSource(name: URL(fileURLWithPath: path).lastPathComponent, reader: reader)
-        let web = WebViewServer(recording: source, port: port, logger: logger)
-        let open = self.open
-        let handoff = BrowserHandoff()
-        defer { handoff.remove() }
+        let socket = connection.socketPath
+        try ControlClient.checkPlace(of: socket)
+        guard !CollectorServer.isAnswering(at: socket) else { return (.collector(socketPath: socket), nil) }
+        let server = CollectorServer(socketPath: socket, settings: .init(), logger: .quiet)
         do {
-            try await web.run { url in UICommand.announce(url, open: open, handoff: handoff) }
+            try await server.start()
         } catch {
-            throw CLIError(
-                "the web view could not serve on 127.0.0.1:\(port): \(error); choose another port with --port (0 picks a free one)")
+            throw CLIError("no daemon runs on \(socket), and an embedded collector could not start there: \(error)")
         }
+        Terminal.note("no daemon on \(socket); started an embedded collector (it stops with this command)")
+        return (.collector(socketPath: socket), server)
     }
 
     /// Prints the address (the one line on standard output) and opens it when asked: the opener

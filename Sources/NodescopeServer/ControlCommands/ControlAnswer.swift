@@ -29,6 +29,23 @@ struct ControlAnswer: Equatable {
         ControlAnswer(status: status, body: ControlBody.encode(ControlBody.Failure(error: error, candidates: candidates)))
     }
 
+    /// The answer to a question the collector's queries refused (``QueryRefusal``).
+    static func refused(_ refusal: QueryRefusal) -> ControlAnswer {
+        switch refusal {
+        case .notFound(let reason): .failure(.notFound, reason)
+        case .ambiguous(let reason, let candidates): .failure(.ambiguous, reason, candidates: candidates)
+        case .badRequest(let reason): .failure(.badRequest, reason)
+        }
+    }
+
+    /// The answer `result` gives: its value as the body, or its refusal.
+    static func answer(_ result: Result<some Encodable, QueryRefusal>) -> ControlAnswer {
+        switch result {
+        case .success(let value): .ok(value)
+        case .failure(let refusal): .refused(refusal)
+        }
+    }
+
     /// An answer that the host gives: the hub asks `question` and answers later.
     static func ask(_ question: HostQuestion) -> ControlAnswer {
         ControlAnswer(status: .ok, body: [], askHost: question)

@@ -14,16 +14,9 @@ struct ControlRequest {
     /// The answer about the process that the argument (a pid or a name) means, or the reason
     /// none could be chosen: not found, or ambiguous with the candidates.
     func aboutNamedProcess(_ answer: (SessionID) -> ControlAnswer) -> ControlAnswer {
-        switch collector.resolve(frame.argument) {
-        case .success(let session):
-            return answer(session)
-        case .failure(let error):
-            switch error {
-            case .notFound:
-                return .failure(.notFound, "\(error)")
-            case .ambiguous(let candidates):
-                return .failure(.ambiguous, "\(error)", candidates: candidates)
-            }
+        switch collector.session(named: frame.argument) {
+        case .success(let session): answer(session)
+        case .failure(let refusal): .refused(refusal)
         }
     }
 }

@@ -2,10 +2,9 @@ import NodescopeCollector
 import NodescopeWire
 
 /// `leaks`: the leak records of one process, or of every process for an empty argument, in
-/// flag order.
+/// flag order (``Collector/leaksAnswer(process:)``, which a recording answers with too).
 enum LeaksHandler: ControlCommandHandler {
     static func answer(_ request: ControlRequest, subscriptions: inout SubscriptionTable) -> ControlAnswer {
-        guard !request.frame.argument.isEmpty else { return .ok(request.collector.leaks(nil)) }
-        return request.aboutNamedProcess { .ok(request.collector.leaks($0)) }
+        .answer(request.collector.leaksAnswer(process: request.frame.argument))
     }
 }
