@@ -1,8 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The dependency direction is fixed by DESIGN.md:
-//   NodescopeWire, NodescopeSocket <- NodesDebug <- Nodes <- NodesTesting   (what a host app links: no NIO, no Graphviz)
+// The dependency direction is fixed by DESIGN.md (docs/ARCHITECTURE.md draws it in full):
+//   NodesTracking <- NodesRetainers (+ CNodesMemory, NodescopeWire) <- NodesAgent (+ NodescopeWire, NodescopeSocket)
+//     <- NodesDebug (the umbrella: re-exports NodesTracking only) <- Nodes <- NodesTesting   (what a host app links: no NIO, no Graphviz)
 //   NodescopeWire <- NodescopeCollector <- NodescopeControlCodec <- NodescopeServer, NodescopeControl   (the daemon side)
 //   NodescopeSocket <- NodescopeServer, NodescopeControl   (the socket rules, shared; neither imports the host runtime)
 let package = Package(
@@ -54,15 +55,27 @@ let package = Package(
         // one only this user controls, a trusted connect, the peer's uid, errno in words. No
         // Foundation, no NIO: the agent links it.
         .target(name: "NodescopeSocket"),
-        // DebugInformation events, stable node ids, the generic tracking API, release watching.
-        .target(name: "NodesDebug", dependencies: ["NodescopeWire", "NodescopeSocket", "CNodesMemory"]),
+        // Tracking: DebugInformation events, stable node ids, the event log, the registry, the
+        // generic tracking API, release watching. No wire, no socket, no I/O.
+        .target(name: "NodesTracking", dependencies: ["CNodesMemory"]),
+        // The retainer analysis: what holds a leaked object, from a conservative scan of the
+        // host's own memory (its tests run in a process of their own: NodesRetainersTests).
+        .target(name: "NodesRetainers", dependencies: ["NodesTracking", "NodescopeWire", "NodescopeSocket", "CNodesMemory"]),
+        // The agent: the tracker's stream to a collector (the link's state machine, the writer
+        // thread, the encoders), over the wire and the socket rules.
+        .target(name: "NodesAgent", dependencies: ["NodesTracking", "NodesRetainers", "NodescopeWire", "NodescopeSocket"]),
+        // The umbrella an app imports: the shared tracker (which starts the agent), the tracking
+        // API re-exported, and the agent's app-facing handle; nothing else of the agent.
+        .target(name: "NodesDebug", dependencies: ["NodesTracking", "NodesAgent", "NodescopeSocket"]),
         // Safe reads of the host's own memory and the names of its symbols, for the retainer
-        // analysis; only NodesDebug's ProcessMemory calls it.
+        // analysis (ProcessMemory, in NodesRetainers), and the two calls the tracking threads make
+        // (ThreadStack, BackgroundThread: a stack scrubbed, a thread named).
         .target(name: "CNodesMemory", cSettings: [.define("_GNU_SOURCE")]),
         // The Nodes architecture runtime on Linux (headless views, no UIKit, no Combine).
         .target(name: "Nodes", dependencies: ["NodesDebug"]),
         // Test doubles and release expectations for apps built on the runtime.
-        .target(name: "NodesTesting", dependencies: ["Nodes", "NodesDebug", "NodescopeWire"]),
+        .target(
+            name: "NodesTesting", dependencies: ["Nodes", "NodesDebug", "NodesRetainers", "NodescopeWire"]),
         // Combine code on Linux: OpenCombine re-exported, its AnyCancellable a Nodes Cancellable,
         // StateObserver.observe(_:) of a publisher, Publisher.map(Transform), Set.cancelAll.
         .target(
@@ -180,8 +193,8 @@ let package = Package(
         .executableTarget(
             name: "nodescope-bench",
             dependencies: [
-                "Nodes", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz", "NodescopeRecording",
-                "NodescopeReplay",
+                "Nodes", "NodesRetainers", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz",
+                "NodescopeRecording", "NodescopeReplay",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ],
             path: "Benchmarks/NodescopeBench"),
@@ -192,7 +205,11 @@ let package = Package(
         .executableTarget(name: "test-listener", dependencies: ["NodescopeWire"], path: "Tests/Support/TestListener"),
 
         .testTarget(name: "NodescopeWireTests", dependencies: ["NodescopeWire", "SeededRandom"], exclude: ["Fixtures"]),
-        .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTesting", "SeededRandom"]),
+        .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTracking", "NodesTesting", "SeededRandom"]),
+        // The retainer analyses scan this very test process's memory: tools/test runs them in a
+        // process of their own, after the rest.
+        .testTarget(
+            name: "NodesRetainersTests", dependencies: ["NodesRetainers", "NodesTracking", "NodesDebug", "NodesTesting", "NodescopeWire"]),
         .testTarget(name: "NodescopeSocketTests", dependencies: ["NodescopeSocket"]),
         .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz", "SeededRandom"], exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
@@ -223,7 +240,8 @@ let package = Package(
         .testTarget(
             name: "NodescopeAgentTests",
             dependencies: [
-                "NodesDebug", "NodescopeWire", "NodesTesting", "ProcessTestSupport", "test-host", "test-listener", "sample-nodes",
+                "NodesDebug", "NodesTracking", "NodesRetainers", "NodesAgent", "NodescopeWire", "NodesTesting", "ProcessTestSupport",
+                "test-host", "test-listener", "sample-nodes",
                 "sample-ribs", "sample-viper", "sample-bfg", "sample-modules",
             ]),
         .testTarget(

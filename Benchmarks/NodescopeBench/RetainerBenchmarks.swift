@@ -1,5 +1,6 @@
 import Foundation
 import Nodes
+import NodesRetainers
 import NodescopeWire
 
 /// A long-lived service that keeps callbacks: where the benchmark's leaked context is held.

@@ -1,4 +1,5 @@
 import Glibc
+import NodesRetainers
 import NodescopeWire
 
 /// The in-test leak check: which nodes attached under a test are still alive a grace after

@@ -1,7 +1,8 @@
+import NodesDebug
 import SeededRandom
 import Testing
 
-@testable import NodesDebug
+@testable import NodesTracking
 
 @Suite("NodeRegistry: the dense layout against a plain model")
 struct NodeRegistryModelTests {

@@ -1,6 +1,7 @@
+import NodesDebug
 import Testing
 
-@testable import NodesDebug
+@testable import NodesTracking
 
 @Suite("NodeRegistry: the tracker's rules without locks or clocks")
 struct NodeRegistryTests {

@@ -1,7 +1,9 @@
+import NodesDebug
 import NodescopeWire
 import Testing
 
-@testable import NodesDebug
+@testable import NodesAgent
+@testable import NodesTracking
 
 /// Every stream the agent's link writes keeps the protocol's ordering rules, whatever the timing
 /// of the hello's answer, the exit and a stalled collector: checked on scripted worlds and on

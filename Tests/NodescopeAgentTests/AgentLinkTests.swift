@@ -1,7 +1,9 @@
+import NodesDebug
 import NodescopeWire
 import Testing
 
-@testable import NodesDebug
+@testable import NodesAgent
+@testable import NodesTracking
 
 /// The agent's rules, on a manual clock: simulated seconds, real microseconds.
 @Suite("The agent's link on a manual clock")

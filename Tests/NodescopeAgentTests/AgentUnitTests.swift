@@ -1,8 +1,11 @@
+import NodesDebug
+import NodesRetainers
 import NodesTesting
 import NodescopeWire
 import Testing
 
-@testable import NodesDebug
+@testable import NodesAgent
+@testable import NodesTracking
 
 @Suite("Agent parts without sockets")
 struct AgentUnitTests {

@@ -1,7 +1,9 @@
+import NodesDebug
 import NodescopeWire
 import Testing
 
-@testable import NodesDebug
+@testable import NodesAgent
+@testable import NodesTracking
 
 @Suite("The agent's delta frames: byte for byte what FrameEncoder writes")
 struct DeltaFrameWriterTests {

@@ -1,6 +1,8 @@
+import NodesDebug
 import NodescopeWire
 
-@testable import NodesDebug
+@testable import NodesAgent
+@testable import NodesTracking
 
 /// The agent's writer thread played in a simulated world on a manual clock: it performs what
 /// ``AgentLink`` asks against scripted facts (when the socket appears, what the collector
@@ -72,9 +74,11 @@ struct LinkSimulation {
     var failingWrites = 0
     /// Events the next take reports as dropped.
     var dropsAtNextTake: UInt64 = 0
-    /// While the writer finds more of the log waiting than one round applies (it tells the
-    /// link before each tick: ``AgentLink/writerBehind``).
+    /// While the writer finds more of the log waiting than one round applies (it passes the
+    /// backlog with each tick and each write's outcome: ``AgentLink/roundUnits``).
     var writerBehindDuring: Range<UInt64>?
+    /// The log's backlog the writer reports now: one unit past a round while behind.
+    private var logBacklog: Int { writerBehindDuring?.contains(now) == true ? AgentLink.roundUnits + 1 : 0 }
     /// How long an explanation takes.
     var explainDuration: UInt64 = 5 * millisecond
     /// When the process exits normally, and when the agent is stopped.
@@ -151,7 +155,7 @@ struct LinkSimulation {
 
     /// Runs the writer until `end` (simulated), or until it finishes.
     mutating func run(until end: UInt64) {
-        var action = next ?? link.tick(now: now)
+        var action = next ?? link.tick(now: now, logBacklog: logBacklog)
         var steps = 0
         while now < end, finishedAt == nil, steps < 10_000_000 {
             steps += 1
@@ -253,7 +257,7 @@ struct LinkSimulation {
         case .write(let wait, _):
             if failingWrites > 0 {
                 failingWrites -= 1
-                return link.wrote(.failed, now: now)
+                return link.wrote(.failed, logBacklog: logBacklog, now: now)
             }
             let outcome = partialWritesDuring?.contains(now) == true ? .partly : writeOutcome
             if outcome == .partly { now += UInt64(wait) * Self.millisecond }
@@ -261,7 +265,7 @@ struct LinkSimulation {
                 completeWrites.append(now)
                 unsent = false
             }
-            return link.wrote(outcome, now: now)
+            return link.wrote(outcome, logBacklog: logBacklog, now: now)
         case .readIncoming:
             let arrived = requests.filter { $0.at <= now }.map(\.frame)
             requests.removeAll { $0.at <= now }
@@ -302,8 +306,7 @@ struct LinkSimulation {
         }
         // Every action takes a little time, so that a loop without waits still advances.
         now += 10_000
-        link.writerBehind = writerBehindDuring?.contains(now) ?? false
-        return link.tick(now: now)
+        return link.tick(now: now, logBacklog: logBacklog)
     }
 
     /// Notes what the writer encoded on the current connection.

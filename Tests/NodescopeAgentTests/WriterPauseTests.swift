@@ -1,6 +1,8 @@
+import NodesDebug
 import Testing
 
-@testable import NodesDebug
+@testable import NodesAgent
+@testable import NodesTracking
 
 /// The writer's wait between rounds, decided without a thread: a backlog yields, changes that
 /// came in gather for a short pause that never passes the link's deadline, nothing to do sleeps

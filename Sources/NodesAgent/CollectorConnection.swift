@@ -1,0 +1,175 @@
+import NodesTracking
+import NodescopeWire
+
+/// One connection to the collector as the writer thread holds it: the socket, the frames
+/// encoded and not yet written, and the decoder of what the collector sends.
+///
+/// A new connection starts with a new encoder: string ids are per connection.
+struct CollectorConnection {
+    private var socket: UnixSocketClient
+    private var encoder = HostStreamEncoder()
+    private var decoder = FrameDecoder()
+    /// The bytes encoded; those from `sentOffset` on are not written yet.
+    private var outgoing: [UInt8] = []
+    private var sentOffset = 0
+
+    /// The socket's file descriptor, for waiting until the collector sends something.
+    var descriptor: Int32 { socket.descriptor }
+
+    /// A connection over `socket`, with nothing encoded yet.
+    init(socket: UnixSocketClient) {
+        self.socket = socket
+    }
+
+    /// Appends one message (hello, heartbeat, dropped …) to what is to be written.
+    mutating func encode(_ message: WireMessage) {
+        encoder.encode(message, into: &outgoing)
+    }
+
+    /// Appends a snapshot's frames to what is to be written.
+    mutating func encode(_ snapshot: TreeSnapshot) {
+        encoder.encode(snapshot, into: &outgoing)
+    }
+
+    /// Appends one event's frame to what is to be written.
+    mutating func encode(_ event: DebugInformation) {
+        encoder.encode(event, into: &outgoing)
+    }
+
+    /// Appends one event's frame, given by its parts, to what is to be written.
+    mutating func encode(
+        sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?
+    ) {
+        encoder.encode(sequence: sequence, time: time, node: node, change: change, origin: origin, into: &outgoing)
+    }
+
+    /// Writes what is pending, waiting up to `waitMilliseconds` for a socket that does not
+    /// take it at once. Once all of it is written, the buffer starts over.
+    mutating func write(waitMilliseconds: Int32) -> AgentLink.WriteOutcome {
+        if sentOffset < outgoing.count {
+            guard case .success(let offset) = socket.send(outgoing, from: sentOffset, timeoutMilliseconds: waitMilliseconds)
+            else { return .failed }
+            sentOffset = offset
+            guard offset == outgoing.count else { return .partly }
+        }
+        outgoing.removeAll(keepingCapacity: true)
+        sentOffset = 0
+        return .all
+    }
+
+    /// Reads the collector's answer to the hello, waiting up to `waitMilliseconds`.
+    mutating func readAnswer(waitMilliseconds: Int32) -> AgentLink.Answer {
+        guard case .success(let bytes) = socket.receive(timeoutMilliseconds: waitMilliseconds) else { return .unusable }
+        decoder.feed(bytes)
+        let reply: WireMessage?
+        do { reply = try decoder.next() } catch { return .unusable }
+        switch reply {
+        case nil: return .nothing
+        case .helloAccepted(let accepted)?:
+            // Attach sites and tests are frames of version 2: a version-1 connection never gets them.
+            encoder.sendsOrigins = accepted.protocolVersion >= 2
+            return .accepted(graceNanos: accepted.graceNanos, holdsExit: accepted.holdExit, version: accepted.protocolVersion)
+        case .helloRefused(let refused)?:
+            return .refused(refused.reason, versionUnsupported: refused.code == .versionUnsupported)
+        case .some: return .unusable
+        }
+    }
+
+    /// Reads, without waiting, whatever the collector sent on a streaming connection.
+    mutating func readIncoming() -> AgentLink.Incoming {
+        guard case .success(let bytes) = socket.receive(timeoutMilliseconds: 0) else { return .ended }
+        guard !bytes.isEmpty else { return .fine }
+        decoder.feed(bytes)
+        var asked: [ExplainFrame] = []
+        do {
+            while let message = try decoder.next() {
+                if case .explain(let request) = message, asked.count < AgentLink.maxQueuedRequests { asked.append(request) }
+            }
+            return asked.isEmpty ? .fine : .asked(asked)
+        } catch {
+            return .malformed("\(error)")
+        }
+    }
+
+    /// Writes the rest of the frame being written, then one final message, waiting a little for
+    /// the socket to take them.
+    ///
+    /// Whole frames still queued behind it are given up: the link says its goodbye with frames
+    /// unsent only when the exit flush's bound has run out (`flushIncomplete`, which tells the
+    /// collector so) or the agent stops. Sending them too would, with a collector slow to read,
+    /// cut the stream in the middle of a frame and lose the goodbye, and with it every verdict
+    /// of the process (an abnormal end) instead of the nodes the flush could not send.
+    mutating func sayFinally(_ message: WireMessage, waitMilliseconds: Int32) {
+        let end = Self.endOfFrame(at: sentOffset, in: outgoing)
+        var bytes = Array(outgoing[sentOffset..<end])
+        encoder.encode(message, into: &bytes)
+        _ = socket.send(bytes, from: 0, timeoutMilliseconds: waitMilliseconds)
+    }
+
+    /// Where the frame that `offset` falls in ends, in `bytes` (frames laid end to end from
+    /// the start, each a u32 little-endian length and that many bytes); `offset` itself when it
+    /// is a frame's start (nothing of that frame was written).
+    static func endOfFrame(at offset: Int, in bytes: [UInt8]) -> Int {
+        var start = 0
+        while start < offset {
+            guard start + WireLimits.frameHeaderBytes <= bytes.count else { return bytes.count }
+            let length =
+                Int(bytes[start]) | Int(bytes[start + 1]) << 8 | Int(bytes[start + 2]) << 16 | Int(bytes[start + 3]) << 24
+            start += 4 + length
+        }
+        return min(start, bytes.count)
+    }
+
+    /// Closes the socket.
+    mutating func close() {
+        socket.close()
+    }
+}
+
+/// The connection of a writer streaming deltas, lent to the tracker while the writer applies
+/// its log, so that each change's event is encoded as it is made
+/// (``NodeTracker/applyRecorded(for:into:encoding:maximum:)``); and what was encoded, for the link.
+///
+/// A class, because the tracker holds it by reference for the call (it knows it only as an
+/// ``AppliedChangeEncoder``). Unchecked `Sendable`: one thread uses it at a time, the writer's
+/// (the tracker calls it on the writer's thread, inside the writer's call), and the writer
+/// takes the connection back (``returnConnection()``) before it lets go of it.
+final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
+    private var connection: CollectorConnection?
+    /// The sequence of the latest event encoded (at first, that of the latest one sent).
+    private(set) var through: UInt64
+    /// The time of the latest detach encoded.
+    private(set) var latestDetach: UInt64?
+    /// How many events were encoded.
+    private(set) var count: UInt64 = 0
+
+    /// Lends `connection`, whose stream has sent the events up to `sequence`.
+    init(connection: CollectorConnection, after sequence: UInt64) {
+        self.connection = connection
+        self.through = sequence
+    }
+
+    /// Gives the connection back (once): afterwards this holds none, so that the connection's
+    /// buffers have one owner again and grow in place.
+    func returnConnection() -> CollectorConnection? {
+        var returned: CollectorConnection?
+        swap(&returned, &connection)
+        return returned
+    }
+
+    /// Encodes an event that was queued before, unless the stream has it already.
+    func encode(_ event: DebugInformation) {
+        encode(sequence: event.sequence, time: event.time, node: event.node, change: event.change, origin: event.origin)
+    }
+
+    /// Encodes one event, unless the stream has it already.
+    func encode(
+        sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?
+    ) {
+        guard sequence > through else { return }
+        connection?.encode(sequence: sequence, time: time, node: node, change: change, origin: origin)
+        through = sequence
+        count &+= 1
+        if case .detached = copy change { latestDetach = max(latestDetach ?? 0, time) }
+    }
+}

@@ -1,0 +1,164 @@
+import NodesTracking
+import NodescopeWire
+
+/// Turns a tracker's snapshots and events into the host stream's frames for one connection,
+/// defining each string (kinds, names, roles, type names) the first time it is used.
+///
+/// On a connection of version 2 it also sends where each node was attached and under which test
+/// (`nodeOrigin`), defining each site (`defineSite`) and test (`defineTest`) once.
+///
+/// A new connection needs a new encoder: string, site and test ids are per connection.
+struct HostStreamEncoder {
+    private struct RecentString {
+        /// Kept so that the bits stay this string's: its storage cannot be reused meanwhile.
+        var string: String
+        var bits: (UInt64, UInt64)
+        var id: UInt32
+    }
+
+    private var encoder = FrameEncoder()
+    private var strings: [String: UInt32] = [:]
+    private var nextStringID: UInt32 = 1
+    /// Recently interned strings by a hash of their bits (see `intern`).
+    private var recent = [RecentString?](repeating: nil, count: 32)
+    private var sites: [SiteKey: UInt32] = [:]
+    private var tests: [UInt64: UInt32] = [:]
+    /// Whether the connection speaks version 2, which carries node origins.
+    var sendsOrigins = false
+
+    /// Appends the frames of `snapshot`: begin, each node as the events that rebuild it, end.
+    mutating func encode(_ snapshot: TreeSnapshot, into buffer: inout [UInt8]) {
+        let sequence = snapshot.sequence
+        // Tests first (outside the snapshot's frames, which they may precede): tests whose nodes
+        // are all gone are known this way too.
+        if sendsOrigins {
+            for test in snapshot.tests { _ = intern(test, into: &buffer) }
+        }
+        encoder.encode(
+            .snapshotBegin(SnapshotBeginFrame(sequence: sequence, nodeCount: UInt32(clamping: snapshot.nodes.count))),
+            into: &buffer)
+        for node in snapshot.nodes {
+            let id = node.id.rawValue
+            let kind = intern(node.kind.rawValue, into: &buffer)
+            let name = intern(node.name, into: &buffer)
+            DeltaFrameWriter.nodeAttached(
+                sequence: sequence, time: node.attachedAt, node: id, parent: node.parent?.rawValue ?? 0, kind: kind,
+                name: name, into: &buffer)
+            encodeOrigin(node.origin, of: id, into: &buffer)
+            for object in node.objects {
+                let role = intern(object.role.rawValue, into: &buffer)
+                let typeName = intern(object.typeName, into: &buffer)
+                DeltaFrameWriter.objectAdded(
+                    sequence: sequence, time: node.attachedAt, node: id, index: object.index, role: role,
+                    typeName: typeName, into: &buffer)
+            }
+            for object in node.objects where !object.isAlive {
+                DeltaFrameWriter.objectReleased(
+                    sequence: sequence, time: node.detachedAt ?? node.attachedAt, node: id, index: object.index,
+                    into: &buffer)
+            }
+            if let state = node.state, let wireState = WireNodeState(rawValue: state.rawValue) {
+                DeltaFrameWriter.stateChanged(
+                    sequence: sequence, time: node.attachedAt, node: id, state: wireState.rawValue, into: &buffer)
+            }
+            if let detachedAt = node.detachedAt {
+                DeltaFrameWriter.nodeDetached(sequence: sequence, time: detachedAt, node: id, into: &buffer)
+            }
+        }
+        encoder.encode(.snapshotEnd(sequence: sequence), into: &buffer)
+    }
+
+    /// Appends the frame of one event (and the definitions of any new strings it uses).
+    mutating func encode(_ event: DebugInformation, into buffer: inout [UInt8]) {
+        encode(
+            sequence: event.sequence, time: event.time, node: event.node, change: event.change, origin: event.origin,
+            into: &buffer)
+    }
+
+    /// Appends the frame of one event given by its parts (and the definitions of any new
+    /// strings it uses): the agent's writer encodes the changes it applies this way, without
+    /// making a ``DebugInformation`` of each.
+    mutating func encode(
+        sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?,
+        into buffer: inout [UInt8]
+    ) {
+        let id = node.rawValue
+        switch change {
+        case .attached(let parent, let kind, let name):
+            let kindID = intern(kind.rawValue, into: &buffer)
+            let nameID = intern(name, into: &buffer)
+            DeltaFrameWriter.nodeAttached(
+                sequence: sequence, time: time, node: id, parent: parent?.rawValue ?? 0, kind: kindID, name: nameID,
+                into: &buffer)
+            if let origin { encodeOrigin(origin, of: id, into: &buffer) }
+        case .objectAdded(let index, let role, let typeName):
+            let roleID = intern(role.rawValue, into: &buffer)
+            let typeID = intern(typeName, into: &buffer)
+            DeltaFrameWriter.objectAdded(
+                sequence: sequence, time: time, node: id, index: index, role: roleID, typeName: typeID, into: &buffer)
+        case .stateChanged(let state):
+            guard let wireState = WireNodeState(rawValue: state.rawValue) else { return }
+            DeltaFrameWriter.stateChanged(sequence: sequence, time: time, node: id, state: wireState.rawValue, into: &buffer)
+        case .detached:
+            DeltaFrameWriter.nodeDetached(sequence: sequence, time: time, node: id, into: &buffer)
+        case .released(let index, _, _):
+            DeltaFrameWriter.objectReleased(sequence: sequence, time: time, node: id, index: index, into: &buffer)
+        }
+    }
+
+    /// Appends any other message (hello, dropped, goodbye).
+    mutating func encode(_ message: WireMessage, into buffer: inout [UInt8]) {
+        encoder.encode(message, into: &buffer)
+    }
+
+    /// Appends a node's `nodeOrigin` (and the definitions it needs), on a connection of version 2
+    /// and when something is known.
+    private mutating func encodeOrigin(_ origin: NodeOrigin, of node: UInt64, into buffer: inout [UInt8]) {
+        guard sendsOrigins, origin.site != nil || origin.test != nil else { return }
+        let siteID = origin.site.map { intern($0, into: &buffer) } ?? 0
+        let testID = origin.test.map { intern($0, into: &buffer) } ?? 0
+        encoder.encode(.nodeOrigin(NodeOriginFrame(nodeID: node, siteID: siteID, testID: testID)), into: &buffer)
+    }
+
+    private mutating func intern(_ site: AttachSite, into buffer: inout [UInt8]) -> UInt32 {
+        let key = site.internKey
+        if let id = sites[key] { return id }
+        let file = intern(site.filePath, into: &buffer)
+        let id = UInt32(sites.count + 1)
+        sites[key] = id
+        encoder.encode(.defineSite(DefineSiteFrame(siteID: id, fileStringID: file, line: site.line)), into: &buffer)
+        return id
+    }
+
+    private mutating func intern(_ test: TestIdentity, into buffer: inout [UInt8]) -> UInt32 {
+        if let id = tests[test.id] { return id }
+        let suite = test.suite.isEmpty ? 0 : intern(test.suite, into: &buffer)
+        let name = intern(test.name, into: &buffer)
+        let site = test.site.map { intern($0, into: &buffer) } ?? 0
+        let id = UInt32(tests.count + 1)
+        tests[test.id] = id
+        encoder.encode(
+            .defineTest(DefineTestFrame(testID: id, suiteStringID: suite, nameStringID: name, siteID: site)), into: &buffer)
+        return id
+    }
+
+    private mutating func intern(_ string: String, into buffer: inout [UInt8]) -> UInt32 {
+        // Most strings of a stream repeat (kinds, roles, a few type names): a small cache of
+        // recent ones, compared by their bits, spares hashing them. Equal bits are the same
+        // string: the same small string inline, or the same storage, which the cache keeps alive.
+        let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
+        let slot = Int(truncatingIfNeeded: ((bits.0 ^ bits.1) &* 0x9E37_79B9_7F4A_7C15) >> 59)
+        if let cached = recent[slot], cached.bits == bits { return cached.id }
+        let id: UInt32
+        if let known = strings[string] {
+            id = known
+        } else {
+            id = nextStringID
+            nextStringID &+= 1
+            strings[string] = id
+            encoder.encode(.defineString(DefineStringFrame(stringID: id, value: string)), into: &buffer)
+        }
+        recent[slot] = RecentString(string: string, bits: bits, id: id)
+        return id
+    }
+}

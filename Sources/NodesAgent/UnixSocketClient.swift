@@ -1,0 +1,101 @@
+import NodesTracking
+internal import NodescopeSocket
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A non-blocking Unix stream socket to the collector, owned by the agent's writer thread.
+///
+/// Every send uses `MSG_NOSIGNAL`, so a collector that goes away never raises SIGPIPE in the
+/// host; waits go through `poll` with a timeout, so the writer never blocks for long.
+struct UnixSocketClient {
+    enum Failure: Error, Equatable {
+        /// The path does not fit in `sockaddr_un`.
+        case pathTooLong
+        /// A system call failed with `errno`.
+        case system(call: String, errno: Int32)
+        /// The peer closed the connection.
+        case closed
+        /// The socket's place or the collector's user is not to be trusted (``SocketTrust``):
+        /// nothing was sent. The reason, for the log.
+        case untrusted(String)
+    }
+
+    private(set) var descriptor: Int32
+
+    /// Connects to the socket at `path` once ``SocketTrust`` has checked its directories, and
+    /// checks that the collector that answered runs as this user.
+    static func connect(to path: String) -> Result<UnixSocketClient, Failure> {
+        switch SocketTrust.connect(to: path) {
+        case .success(let descriptor): .success(UnixSocketClient(descriptor: descriptor))
+        case .failure(.pathTooLong): .failure(.pathTooLong)
+        case .failure(.system(let call, let error)): .failure(.system(call: call, errno: error))
+        case .failure(.untrusted(let refusal)): .failure(.untrusted(refusal.message))
+        }
+    }
+
+    /// Sends as much of `bytes[offset...]` as the socket takes within `timeoutMilliseconds`.
+    /// Returns the new offset.
+    func send(_ bytes: [UInt8], from offset: Int, timeoutMilliseconds: Int32) -> Result<Int, Failure> {
+        var offset = offset
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if written > 0 {
+                offset += written
+                continue
+            }
+            let error = errno
+            guard written < 0, error == EAGAIN || error == EWOULDBLOCK || error == EINTR else {
+                return .failure(error == EPIPE || error == ECONNRESET ? .closed : .system(call: "send", errno: error))
+            }
+            switch wait(for: Int16(POLLOUT), timeoutMilliseconds: timeoutMilliseconds) {
+            case .success(true): continue
+            case .success(false): return .success(offset)
+            case .failure(let failure): return .failure(failure)
+            }
+        }
+        return .success(offset)
+    }
+
+    /// Reads what is available, waiting at most `timeoutMilliseconds`. Returns an empty array
+    /// when nothing arrived in time, `.closed` at end of stream.
+    func receive(timeoutMilliseconds: Int32) -> Result<[UInt8], Failure> {
+        switch wait(for: Int16(POLLIN), timeoutMilliseconds: timeoutMilliseconds) {
+        case .success(false): return .success([])
+        case .failure(let failure): return .failure(failure)
+        case .success(true): break
+        }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress!, $0.count, 0) }
+        if count > 0 { return .success(Array(buffer[..<count])) }
+        if count == 0 { return .failure(.closed) }
+        let error = errno
+        if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return .success([]) }
+        return .failure(error == ECONNRESET ? .closed : .system(call: "recv", errno: error))
+    }
+
+    /// Closes the socket.
+    mutating func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
+
+    /// Polls for `events`; true when ready, false on timeout.
+    private func wait(for events: Int16, timeoutMilliseconds: Int32) -> Result<Bool, Failure> {
+        var entry = pollfd(fd: descriptor, events: events, revents: 0)
+        let ready = poll(&entry, 1, timeoutMilliseconds)
+        if ready < 0 {
+            return errno == EINTR ? .success(false) : .failure(.system(call: "poll", errno: errno))
+        }
+        if ready == 0 { return .success(false) }
+        // POLLHUP with POLLIN still lets the caller read what is left before the end.
+        if entry.revents & Int16(POLLERR | POLLNVAL) != 0 { return .failure(.closed) }
+        if entry.revents & Int16(POLLHUP) != 0, events & Int16(POLLIN) == 0 { return .failure(.closed) }
+        return .success(true)
+    }
+}

@@ -1,0 +1,204 @@
+import NodesTracking
+
+/// The references between the heap blocks of a snapshot: which words of a block may be strong
+/// references to another block, and how to name such a reference.
+///
+/// A Swift object's references are its strong fields (weak and unowned ones hold none); an
+/// array's, its elements up to its count; a dictionary's or a set's, its occupied buckets; a
+/// closure context's, its captures; any other block's, every word. A word is a reference when it
+/// is the start of a block in use. Side tables of weak references are never entered: a weak
+/// reference points at one, and the table points back at its object.
+final class HeapGraph {
+    let snapshot: MemorySnapshot
+    let index: HeapIndex
+    let catalog: TypeCatalog
+
+    /// The graph of the blocks of `index`, read with `catalog`.
+    init(snapshot: MemorySnapshot, index: HeapIndex, catalog: TypeCatalog) {
+        self.snapshot = snapshot
+        self.index = index
+        self.catalog = catalog
+    }
+
+    /// The number of blocks.
+    var count: Int { index.count }
+
+    /// The copy of block `block`, and how many of its bytes were copied.
+    @inline(__always)
+    func contents(of block: Int32) -> (base: UnsafeRawPointer, size: Int) {
+        index.contents(of: block)
+    }
+
+    /// The shape of block `block`.
+    func shape(of block: Int32) -> TypeCatalog.Shape {
+        let (base, size) = contents(of: block)
+        guard size >= 16 else { return .plain }
+        return catalog.shape(isa: base.load(as: UInt.self), blockSize: size)
+    }
+
+    /// Calls `body` with the offset and the target of every reference in `block`, until it
+    /// returns true.
+    @inline(__always)
+    func forEachReference(from block: Int32, _ body: (_ offset: Int, _ target: Int32) -> Bool) {
+        let (base, size) = contents(of: block)
+        guard size >= 8 else { return }
+        let shape = size >= 16 ? catalog.shape(isa: base.load(as: UInt.self), blockSize: size) : .plain
+        switch shape {
+        case .plain:
+            _ = scan(base, 0..<size, body)
+        case .object(let type):
+            let plan = catalog.plans[type]
+            if plan.scansAll {
+                if scan(base, 16..<min(plan.instanceSize, size), body) { return }
+            } else {
+                for position in plan.first..<plan.first + plan.count
+                where scan(base, catalog.planRanges[position].clamped(to: 0..<size), body) {
+                    return
+                }
+            }
+            if plan.scansTail { _ = scan(base, min(plan.instanceSize, size)..<size, body) }
+        case .closureContext(let firstCapture):
+            _ = scan(base, firstCapture..<size, body)
+        case .taskSlab:
+            _ = scanSlab(base, at: 0, size: size, body)
+        case .task:
+            // The task's first slab is inside it: what lies past the slab's used part is left
+            // over from frames that have returned.
+            guard let marker = catalog.slabMetadata, let slab = slabInside(base, size: size, marker: marker) else {
+                _ = scan(base, 16..<size, body)
+                return
+            }
+            if scan(base, 16..<slab, body) { return }
+            _ = scanSlab(base, at: slab, size: size, body)
+        case .array(let kind):
+            guard let elements = arrayElements(base, size: size, collection: catalog.collections[kind]) else {
+                _ = scan(base, 16..<size, body)
+                return
+            }
+            if catalog.collections[kind].element.scanned { _ = scan(base, elements, body) }
+        case .dictionary(let kind), .set(let kind):
+            let collection = catalog.collections[kind]
+            let start = index.starts[Int(block)]
+            guard let buckets = hashedBuckets(base, at: start, size: size, collection: collection) else {
+                _ = scan(base, 16..<size, body)
+                return
+            }
+            for bucket in buckets.occupied {
+                if let key = collection.key, key.scanned,
+                    scan(base, buckets.keys + bucket * key.stride..<buckets.keys + (bucket + 1) * key.stride, body)
+                {
+                    return
+                }
+                let element = collection.element
+                if element.scanned,
+                    scan(base, buckets.values + bucket * element.stride..<buckets.values + (bucket + 1) * element.stride, body)
+                {
+                    return
+                }
+            }
+        }
+    }
+
+    /// The references of a task allocator's slab at `slab`: its next slab, and the part in use
+    /// (frames of async functions that have not returned).
+    private func scanSlab(_ base: UnsafeRawPointer, at slab: Int, size: Int, _ body: (Int, Int32) -> Bool) -> Bool {
+        guard slab + 32 <= size else { return false }
+        if scan(base, slab + 8..<slab + 16, body) { return true }
+        let used = Int(base.load(fromByteOffset: slab + 20, as: UInt32.self))
+        return scan(base, slab + 32..<min(size, slab + 32 + used), body)
+    }
+
+    /// Where the first slab of a task's allocator is inside the task: the word that marks it.
+    private func slabInside(_ base: UnsafeRawPointer, size: Int, marker: UInt) -> Int? {
+        var offset = 16
+        while offset + 32 <= size {
+            if base.load(fromByteOffset: offset, as: UInt.self) == marker { return offset }
+            offset += 16
+        }
+        return nil
+    }
+
+    /// Whether `block` is an async task or a slab of its frames.
+    func isTask(_ block: Int32) -> Bool {
+        switch shape(of: block) {
+        case .task, .taskSlab: true
+        default: false
+        }
+    }
+
+    /// Whether `block` is the side table of a weak reference: its first word is an object whose
+    /// reference count word marks a side table at this block.
+    func isSideTable(_ block: Int32) -> Bool {
+        let (base, size) = contents(of: block)
+        guard size >= 16 else { return false }
+        let object = index.block(at: base.load(as: UInt.self))
+        guard object >= 0 else { return false }
+        let (objectBase, objectSize) = contents(of: object)
+        guard objectSize >= 16 else { return false }
+        let counts = objectBase.load(fromByteOffset: 8, as: UInt.self)
+        // Bits 63 (use slow RC) and 62 (side table mark); the table's address shifted right by 3.
+        guard counts >> 62 == 3 else { return false }
+        return (counts & ((1 << 62) - 1)) << 3 == index.starts[Int(block)]
+    }
+
+    // MARK: Layouts
+
+    /// The byte range of an array storage's elements (after isa, reference counts, count and
+    /// capacity), up to its count.
+    func arrayElements(_ base: UnsafeRawPointer, size: Int, collection: TypeCatalog.CollectionInfo) -> Range<Int>? {
+        let count = base.load(fromByteOffset: 16, as: Int.self)
+        let element = collection.element
+        let first = (32 + element.alignment - 1) / element.alignment * element.alignment
+        guard count >= 0, first <= size, count <= (size - first) / element.stride else { return nil }
+        return first..<first + count * element.stride
+    }
+
+    /// Where a dictionary's or a set's keys and values are, and which buckets are occupied.
+    /// (A dictionary storage: count, capacity, scale (a byte), age, seed, the keys' and the
+    /// values' addresses, then the occupancy bitmap; a set's has no values' address.)
+    func hashedBuckets(
+        _ base: UnsafeRawPointer, at blockStart: UInt, size: Int, collection: TypeCatalog.CollectionInfo
+    ) -> (keys: Int, values: Int, occupied: [Int])? {
+        let scale = Int(base.load(fromByteOffset: 32, as: UInt8.self))
+        guard scale < 40 else { return nil }
+        let bucketCount = 1 << scale
+        let bitmapWords = (bucketCount + 63) / 64
+        let isDictionary = collection.key != nil
+        let bitmap = isDictionary ? 64 : 56
+        let keysAddress = base.load(fromByteOffset: 48, as: UInt.self)
+        let valuesAddress = isDictionary ? base.load(fromByteOffset: 56, as: UInt.self) : keysAddress
+        let keyStride = collection.key?.stride ?? collection.element.stride
+        guard keysAddress >= blockStart, valuesAddress >= blockStart else { return nil }
+        let keys = Int(keysAddress - blockStart)
+        let values = Int(valuesAddress - blockStart)
+        guard keys == bitmap + bitmapWords * 8, keys + bucketCount * keyStride <= size,
+            !isDictionary || (values >= keys + bucketCount * keyStride && values + bucketCount * collection.element.stride <= size)
+        else { return nil }
+        var occupied: [Int] = []
+        for word in 0..<bitmapWords {
+            var bits = base.load(fromByteOffset: bitmap + word * 8, as: UInt64.self)
+            if word == bitmapWords - 1, bucketCount < 64 { bits &= (UInt64(1) << UInt64(bucketCount)) - 1 }
+            while bits != 0 {
+                occupied.append(word * 64 + bits.trailingZeroBitCount)
+                bits &= bits - 1
+            }
+        }
+        return (keys, values, occupied)
+    }
+
+    /// Calls `body` for every word of `range` of a block that starts a block in use, until it
+    /// returns true; returns whether it did.
+    @inline(__always)
+    private func scan(_ base: UnsafeRawPointer, _ range: Range<Int>, _ body: (Int, Int32) -> Bool) -> Bool {
+        var offset = (range.lowerBound + 7) & ~7
+        while offset + 8 <= range.upperBound {
+            let word = base.load(fromByteOffset: offset, as: UInt.self)
+            if word & 15 == 0 {
+                let target = index.block(at: word)
+                if target >= 0, body(offset, target) { return true }
+            }
+            offset += 8
+        }
+        return false
+    }
+}

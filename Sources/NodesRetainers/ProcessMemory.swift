@@ -1,0 +1,89 @@
+import CNodesMemory
+import NodesTracking
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process's own memory, read safely, and the names the dynamic linker and the Swift
+/// runtime give to its addresses: the one type that calls the `CNodesMemory` C target.
+///
+/// Every read goes through `process_vm_readv` on the process's own pid, so an address that is
+/// not mapped (a wrong guess about what a word is) fails with `EFAULT` instead of crashing.
+enum ProcessMemory {
+    /// Copies `length` bytes at `address` into `destination`. Returns how many bytes were
+    /// copied (fewer when the range runs into unmapped memory), or the error number.
+    static func copy(from address: UInt, length: Int, into destination: UnsafeMutableRawPointer) -> Result<Int, ReadError> {
+        let copied = cnm_read_own_memory(destination, address, length)
+        return copied < 0 ? .failure(ReadError(code: Int32(-copied))) : .success(copied)
+    }
+
+    /// The word at `address`, or nil when it cannot be read.
+    static func word(at address: UInt) -> UInt? {
+        var value: UInt = 0
+        let copied = withUnsafeMutableBytes(of: &value) { cnm_read_own_memory($0.baseAddress, address, 8) }
+        return copied == 8 ? value : nil
+    }
+
+    /// `count` bytes at `address`, or nil when they cannot all be read.
+    static func bytes(at address: UInt, count: Int) -> [UInt8]? {
+        guard count > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let copied = bytes.withUnsafeMutableBytes { cnm_read_own_memory($0.baseAddress, address, count) }
+        return copied == count ? bytes : nil
+    }
+
+    /// The symbol of a shared object that contains `address`, as the dynamic linker knows it
+    /// (executables' own globals are local symbols, which it does not know: see ``ElfSymbols``).
+    static func dynamicSymbol(containing address: UInt) -> (name: String, offset: UInt, image: String)? {
+        var name: UnsafePointer<CChar>?
+        var start: UInt = 0
+        var size = 0
+        var image: UnsafePointer<CChar>?
+        var base: UInt = 0
+        guard cnm_symbol_at(address, &name, &start, &size, &image, &base) != 0 else { return nil }
+        let imageName = image.map { String(cString: $0) } ?? ""
+        guard let name, start <= address, address < start + UInt(max(size, 8)) else { return nil }
+        return (String(cString: name), address - start, imageName)
+    }
+
+    /// The value of the pointer that the data symbol `name` of a loaded image holds (such as the
+    /// concurrency runtime's `_swift_concurrency_debug_asyncTaskMetadata`), or nil.
+    static func pointer(named name: String) -> UInt? {
+        let address = cnm_data_symbol(name)
+        guard address != 0, let value = word(at: address), value != 0 else { return nil }
+        return value
+    }
+
+    /// The Swift runtime's demangling of `symbol`, or nil when it is not a Swift symbol.
+    static func demangle(_ symbol: String) -> String? {
+        var symbol = symbol
+        return symbol.withUTF8 { bytes -> String? in
+            guard let base = bytes.baseAddress else { return nil }
+            let text = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                swift_demangle($0, bytes.count, nil, nil, 0)
+            }
+            guard let text else { return nil }
+            defer { free(text) }
+            return String(cString: text)
+        }
+    }
+
+    /// Asks the processor to bring the memory at `pointer` into its cache: a search that will
+    /// read it soon does not wait for it then.
+    @inline(__always)
+    static func prefetch(_ pointer: UnsafeRawPointer) {
+        cnm_prefetch(pointer)
+    }
+
+    /// The calling thread's kernel id.
+    static var currentThreadID: Int { Int(cnm_thread_id()) }
+
+    /// A failed read: the system's error number.
+    struct ReadError: Error {
+        /// The error number (`EFAULT`, `EPERM`, `ENOSYS` …).
+        var code: Int32
+    }
+}

@@ -1,0 +1,269 @@
+import NodesTracking
+
+/// The searches of one analysis over a ``HeapGraph``: a breadth-first search from every root at
+/// once (so each object found gets a shortest path), and from an object back to itself.
+///
+/// Roots are the objects of attached nodes (holders in their own right, where a path starts),
+/// the words of the images' data (globals), and then, only for what those do not explain, the
+/// words of the threads' stacks and the frames of async tasks (after cycles for a live report, so
+/// that it names the cycle; before them for an exit's settlement, so that a cycle a stack or a
+/// task reaches is not taken for one that nothing reaches): a stack keeps dead
+/// copies of references that a finished call left behind (and a frame's slots, before they are
+/// set, what an earlier frame left there), so they are the weakest evidence and are heard last.
+final class RetainerSearch {
+    /// Where a path starts.
+    enum Root {
+        /// An object of an attached node: the block is the first holder.
+        case attached(nodeID: UInt64)
+        /// A word of an image's data, or of a thread's stack: `address`, in snapshot region `region`.
+        case word(address: UInt, region: Int)
+        /// An object on a cycle (block `block`): not a root, but what holds the objects that only
+        /// the cycle keeps.
+        case cycleMember(block: Int32)
+    }
+
+    /// A path as the search found it: where it starts (nil for a cycle, which starts at the
+    /// object), and each reference as (holder block, offset in it); each refers to the next
+    /// holder, the last to the object.
+    struct Path {
+        var root: Root?
+        var start: Int32
+        var edges: [(holder: Int32, offset: Int)]
+    }
+
+    let graph: HeapGraph
+    private let clock: () -> UInt64
+    private let deadline: UInt64
+
+    /// Per block: bit 0 reached from a root, bit 1 never entered (a weak reference's side table),
+    /// bit 2 a target.
+    private let flags: UnsafeMutableBufferPointer<UInt8>
+    /// Per block reached: the block that refers to it (or -2 - its root's index), and where.
+    private let via: UnsafeMutableBufferPointer<Link>
+    /// The blocks reached, in the order reached (each once).
+    private let queue: UnsafeMutableBufferPointer<Int32>
+    private var queued = 0
+    private var head = 0
+    /// Whether the frames of async tasks are entered; until then they wait in `deferred`.
+    private var entersTasks = false
+    private var deferred: [Int32] = []
+    private(set) var roots: [Root] = []
+    private var targetsLeft = 0
+    /// Whether a search stopped at the deadline.
+    private(set) var cutShort = false
+    /// Blocks looked into, for the statistics.
+    private(set) var blocksScanned = 0
+
+    private var cycleStamp: UInt32 = 0
+    private var cycleSeen: UnsafeMutableBufferPointer<UInt32>?
+    private var cycleVia: UnsafeMutableBufferPointer<Int32>?
+    private var cycleOffset: UnsafeMutableBufferPointer<UInt32>?
+
+    /// A reference that reached a block: its holder and the offset in it.
+    private struct Link {
+        var holder: Int32
+        var offset: UInt32
+    }
+
+    private static let reached: UInt8 = 1
+    private static let excluded: UInt8 = 2
+    private static let target: UInt8 = 4
+
+    /// A search over `graph` for `targets` (blocks), until `deadline` on `clock`.
+    init(graph: HeapGraph, targets: [Int32], deadline: UInt64, clock: @escaping () -> UInt64) {
+        self.graph = graph
+        self.deadline = deadline
+        self.clock = clock
+        let count = graph.count
+        flags = .allocate(capacity: count)
+        flags.initialize(repeating: 0)
+        via = .allocate(capacity: count)
+        via.initialize(repeating: Link(holder: -1, offset: 0))
+        queue = .allocate(capacity: count)
+        for target in targets where flags[Int(target)] & Self.target == 0 {
+            flags[Int(target)] |= Self.target
+            targetsLeft += 1
+        }
+    }
+
+    deinit {
+        flags.deallocate()
+        via.deallocate()
+        queue.deallocate()
+        cycleSeen?.deallocate()
+        cycleVia?.deallocate()
+        cycleOffset?.deallocate()
+    }
+
+    /// Whether `block` was reached from a root.
+    func isReached(_ block: Int32) -> Bool { flags[Int(block)] & Self.reached != 0 }
+
+    // MARK: From the roots
+
+    /// Adds the objects of attached nodes as roots.
+    func addAttached(_ objects: [(block: Int32, nodeID: UInt64)]) {
+        for (block, nodeID) in objects where flags[Int(block)] & (Self.reached | Self.target) == 0 {
+            roots.append(.attached(nodeID: nodeID))
+            reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+        }
+    }
+
+    /// From now on, enters the frames of async tasks, those met so far first.
+    func enterTasks() {
+        entersTasks = true
+        for block in deferred {
+            graph.forEachReference(from: block) { offset, target in
+                guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { return false }
+                reach(target, from: block, offset: offset)
+                return false
+            }
+        }
+        deferred.removeAll()
+    }
+
+    /// Adds objects on cycles as the starts of paths to what only they keep.
+    func addCycleMembers(_ blocks: [Int32]) {
+        for block in blocks where flags[Int(block)] & Self.reached == 0 {
+            roots.append(.cycleMember(block: block))
+            reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+        }
+    }
+
+    /// Adds every word of the snapshot's regions that `include` accepts as a root.
+    func addWords(of include: (MemorySnapshot.Kind) -> Bool) {
+        let index = graph.index
+        for (position, region) in graph.snapshot.regions.enumerated() where include(region.kind) {
+            let words = Int(region.end - region.start) / 8
+            var word = 0
+            while word < words {
+                if word & 0xFFFF == 0, clock() >= deadline {
+                    cutShort = true
+                    return
+                }
+                let value = region.copy.load(fromByteOffset: word * 8, as: UInt.self)
+                if value & 15 == 0 {
+                    let block = index.block(at: value)
+                    if block >= 0, flags[Int(block)] & (Self.reached | Self.excluded) == 0 {
+                        roots.append(.word(address: region.start + UInt(word * 8), region: position))
+                        reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+                    }
+                }
+                word += 1
+            }
+        }
+    }
+
+    /// Goes on breadth first until every target is reached, nothing is left, or the deadline.
+    func run() {
+        let graph = self.graph
+        let flags = self.flags
+        var scanned = 0
+        defer { blocksScanned += scanned }
+        while head < queued, targetsLeft > 0 {
+            if scanned & 63 == 0, clock() >= deadline {
+                cutShort = true
+                return
+            }
+            let block = queue[head]
+            // The search is bound by memory: ask for the blocks a few steps ahead now.
+            if head + 8 < queued { graph.index.prefetch(queue[head + 8]) }
+            head += 1
+            scanned += 1
+            // A weak reference's side table is reached (a weak reference points at it) but not
+            // entered: it leads to the object without holding it.
+            if graph.isSideTable(block) {
+                flags[Int(block)] |= Self.excluded
+                continue
+            }
+            if !entersTasks, graph.isTask(block) {
+                deferred.append(block)
+                continue
+            }
+            graph.forEachReference(from: block) { offset, target in
+                guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { return false }
+                reach(target, from: block, offset: offset)
+                return targetsLeft == 0
+            }
+        }
+    }
+
+    @inline(__always)
+    private func reach(_ block: Int32, from holder: Int32, offset: Int) {
+        flags[Int(block)] |= Self.reached
+        via[Int(block)] = Link(holder: holder, offset: UInt32(clamping: offset))
+        queue[queued] = block
+        queued += 1
+        if flags[Int(block)] & Self.target != 0 { targetsLeft -= 1 }
+    }
+
+    /// The shortest path found from a root to `target`.
+    func pathFromRoot(to target: Int32) -> Path? {
+        guard isReached(target) else { return nil }
+        var edges: [(holder: Int32, offset: Int)] = []
+        var block = target
+        while via[Int(block)].holder >= 0, edges.count <= graph.count {
+            edges.append((via[Int(block)].holder, Int(via[Int(block)].offset)))
+            block = via[Int(block)].holder
+        }
+        let root = roots[Int(-2 - via[Int(block)].holder)]
+        return Path(root: root, start: block, edges: edges.reversed())
+    }
+
+    // MARK: Cycles
+
+    /// The shortest path from `target` back to itself through blocks that no root reaches, if
+    /// there is one (a block a root reaches cannot be on a cycle of an object no root reaches).
+    func cycle(through target: Int32) -> Path? {
+        let count = graph.count
+        let seen = cycleSeen ?? Self.filled(count, with: 0)
+        let cycleVia = self.cycleVia ?? Self.filled(count, with: -1)
+        let cycleOffset = self.cycleOffset ?? Self.filled(count, with: 0)
+        (cycleSeen, self.cycleVia, self.cycleOffset) = (seen, cycleVia, cycleOffset)
+        cycleStamp &+= 1
+        let stamp = cycleStamp
+        let graph = self.graph
+        let flags = self.flags
+        seen[Int(target)] = stamp
+        var pending: [Int32] = [target]
+        var next = 0
+        var closing: (holder: Int32, offset: Int)?
+        while next < pending.count, closing == nil {
+            if next & 63 == 0, clock() >= deadline {
+                cutShort = true
+                return nil
+            }
+            let block = pending[next]
+            next += 1
+            blocksScanned += 1
+            if block != target, graph.isSideTable(block) || graph.isTask(block) { continue }
+            graph.forEachReference(from: block) { offset, referred in
+                if referred == target {
+                    closing = (block, offset)
+                    return true
+                }
+                guard seen[Int(referred)] != stamp, flags[Int(referred)] & (Self.reached | Self.excluded) == 0 else {
+                    return false
+                }
+                seen[Int(referred)] = stamp
+                cycleVia[Int(referred)] = block
+                cycleOffset[Int(referred)] = UInt32(clamping: offset)
+                pending.append(referred)
+                return false
+            }
+        }
+        guard let closing else { return nil }
+        var edges = [closing]
+        var block = closing.holder
+        while block != target, edges.count <= count {
+            edges.append((cycleVia[Int(block)], Int(cycleOffset[Int(block)])))
+            block = cycleVia[Int(block)]
+        }
+        return Path(root: nil, start: target, edges: edges.reversed())
+    }
+
+    private static func filled<Element>(_ count: Int, with value: Element) -> UnsafeMutableBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: count)
+        buffer.initialize(repeating: value)
+        return buffer
+    }
+}

@@ -1,0 +1,50 @@
+import NodesTracking
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A thread of this process as `/proc/self/task` shows it.
+struct ThreadState {
+    /// The kernel's thread id.
+    var id: Int
+    /// Its name (`comm`).
+    var name: String
+    /// Its stack pointer, when the thread is blocked (in a system call, as a thread that sleeps
+    /// or waits is); nil while it runs.
+    var stackPointer: UInt?
+}
+
+/// The threads of this process.
+enum ThreadList {
+    /// Every thread, by id.
+    static func read() -> [ThreadState] {
+        guard let directory = opendir("/proc/self/task") else { return [] }
+        defer { closedir(directory) }
+        var threads: [ThreadState] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let id = Int(name) else { continue }
+            let base = "/proc/self/task/\(id)"
+            threads.append(
+                ThreadState(
+                    id: id, name: ProcFile.text("\(base)/comm") ?? "", stackPointer: stackPointer(ProcFile.text("\(base)/syscall"))))
+        }
+        return threads.sorted { $0.id < $1.id }
+    }
+
+    /// The stack pointer in `/proc/…/syscall`: `running`, or the call's number and arguments
+    /// followed by the stack pointer and the program counter (`-1 sp pc` outside a call).
+    static func stackPointer(_ line: String?) -> UInt? {
+        guard let line else { return nil }
+        let fields = line.split(separator: " ")
+        guard fields.count >= 3, fields[0] != "running" else { return nil }
+        let field = fields[fields.count - 2]
+        guard field.hasPrefix("0x"), let value = UInt(field.dropFirst(2), radix: 16), value != 0 else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,33 @@
+/// The sink that drains a tracker's log on a thread of its own (the agent's feed), as the
+/// tracker sees it. The tracker knows its consumer only through this protocol, so that the
+/// tracking module does not depend on the agent.
+///
+/// While a consumer is the tracker's only sink, the app's threads only record their changes in
+/// the log; the consumer applies them (``NodeTracker/applyRecorded(for:into:encoding:maximum:)``)
+/// and receives their events without a queue in between.
+package protocol LogConsumer: DebugSink {
+    /// Whether the consumer wants events now (a collector accepted its connection): the
+    /// tracker reads it for every event it hands over directly, so it must be cheap.
+    var wantsEvents: Bool { get }
+
+    /// Moves the events queued for the consumer (by ``DebugSink/receive(_:)``, from the threads
+    /// that applied changes) into `batch`, and returns how many were dropped since the last
+    /// call. Called under the tracker's lock, which its producers hold too.
+    func takeQueued(into batch: inout [DebugInformation]) -> UInt64
+
+    /// Wakes the consumer's thread, which sleeps for want of work (see
+    /// ``NodeTracker/setConsumerToWake(_:)``): a change was recorded, or the log is half full.
+    func wakeUp()
+}
+
+/// What a ``LogConsumer`` hands to ``NodeTracker/applyRecorded(for:into:encoding:maximum:)`` to
+/// encode each event as the tracker makes it, without a ``DebugInformation`` of each: the agent's
+/// writer, encoding for its connection. It is lent to the tracker for the call, under its lock.
+package protocol AppliedChangeEncoder: AnyObject, Sendable {
+    /// Encodes an event that was queued before.
+    func encode(_ event: DebugInformation)
+
+    /// Encodes one event given by its parts.
+    func encode(
+        sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?)
+}

@@ -1,0 +1,564 @@
+/// The tracker's book of nodes: a plain value type with no locking and no clock, so that its
+/// rules (which events a change produces, when a record may be forgotten) are tested directly.
+///
+/// A record lives from attach until the node is detached and every one of its objects has been
+/// released; detached nodes with live objects stay, because they are the leak candidates that a
+/// snapshot must include.
+///
+/// The layout is dense, because a host keeps one record per live node (target: 128 bytes a node
+/// with four objects, docs/BENCHMARKS.md): records are fixed-size values in one chunked array
+/// whose slots stay put (freed slots are reused); what nodes share (name, kind, origin; an object's
+/// role and type name) is interned once and referred to by id; a node's objects sit in one
+/// block of a shared pool (12 bytes an object); children are linked through their records
+/// instead of arrays; the id-to-slot table holds slots only and compares ids in the records.
+/// Weak references, principal objects and detach bookkeeping live in side tables for the nodes
+/// that have them.
+package struct NodeRegistry: Sendable {
+    /// One node, 56 bytes, no reference counted fields (copying the array copies bytes).
+    struct Node {
+        /// The node's id; 0 marks a free slot.
+        var id: UInt64 = 0
+        /// The parent's id; 0 for a root.
+        var parent: UInt64 = 0
+        var attachedAt: UInt64 = 0
+        /// Valid when ``isDetached``.
+        var detachedAt: UInt64 = 0
+        /// The first object's position in the object pool.
+        var objectStart: UInt32 = 0
+        /// The ``NodeDescriptor`` id.
+        var descriptor: UInt32 = 0
+        /// The last attached child's slot + 1; 0 when none.
+        var lastChild: UInt32 = 0
+        /// The slot + 1 of the sibling attached before this one under the same parent; 0 when none.
+        var previousSibling: UInt32 = 0
+        var objectCount: UInt16 = 0
+        var aliveCount: UInt16 = 0
+        /// The ``NodeState`` raw value; 0 when none was reported.
+        var state: UInt8 = 0
+        var flags: UInt8 = 0
+        /// The object block holds `1 << blockClass` objects.
+        var blockClass: UInt8 = 0
+
+        static let detachedFlag: UInt8 = 1
+        static let principalFlag: UInt8 = 2
+
+        var isDetached: Bool { flags & Self.detachedFlag != 0 }
+    }
+
+    /// A weak-watched object of a detached node, polled until it is gone.
+    struct PendingRelease: Hashable {
+        var node: NodeID
+        var index: UInt16
+        /// The latest time the object is known to have been alive (its detach, then the start of
+        /// each poll that found it): its release, once noticed, is stamped with this time, which
+        /// is never later than the release itself.
+        var aliveAt: UInt64
+    }
+
+    // MARK: Storage
+
+    private var nodes = ChunkedArray<Node>()
+    private var freeSlots: [UInt32] = []
+    package private(set) var count = 0
+    /// Id-to-slot: open addressing with linear probing and a multiplicative hash; a bucket
+    /// holds slot + 1 (0: empty), and the id is compared in the record. Deletion shifts the
+    /// following entries back, so no tombstones build up.
+    private var buckets: [UInt32] = Array(repeating: 0, count: 16)
+
+    /// Objects, by pool position: where each is (for the retainer analysis; never a
+    /// reference: see ``ObfuscatedAddress``) and a word with its ``ObjectDescriptor`` id and flags.
+    private var objectAddresses = ChunkedArray<ObfuscatedAddress>()
+    private var objectWords = ChunkedArray<UInt32>()
+    /// Free object blocks by class (a block of class k holds `1 << k` objects).
+    private var freeBlocks: [[UInt32]] = Array(repeating: [], count: 17)
+    private static let aliveBit: UInt32 = 1 << 31
+    private static let weakBit: UInt32 = 1 << 30
+    private static let descriptorMask: UInt32 = (1 << 30) - 1
+
+    private var nodeDescriptors = InternTable<NodeDescriptor>()
+    private var objectDescriptors = InternTable<ObjectDescriptor>()
+    /// The weak references of objects that cannot report their own release, by pool position.
+    private var weakReferences: [UInt32: WeakReference] = [:]
+
+    private(set) var pending: [PendingRelease] = []
+    /// Principal objects (the one passed to `attach`) by identity, for parent look-ups by object.
+    private var principals: [ObfuscatedAddress: (object: WeakReference, node: NodeID)] = [:]
+    /// The principal's identity of each node that has one.
+    private var principalKeys: [UInt64: ObfuscatedAddress] = [:]
+    /// Detached nodes that had an object alive at their detach and whose holders have not been
+    /// explained, in detach order (detach times never decrease); entries before `unexplainedHead`
+    /// are done. Entries whose node was released since are dropped as they are met.
+    private var unexplained: [(node: NodeID, detachedAt: UInt64)] = []
+    private var unexplainedHead = 0
+    /// The length at which released entries are swept out of `unexplained`.
+    private var unexplainedSweepAt = 64
+
+    func contains(_ node: NodeID) -> Bool { slot(of: node.rawValue) != nil }
+
+    func isAttached(_ node: NodeID) -> Bool { slot(of: node.rawValue).map { !nodes[$0].isDetached } ?? false }
+
+    /// The node registered for the principal object with identity `key`, with a weak
+    /// reference to that object: the caller checks that it is still the same object, because an
+    /// identity is reused once its object is gone.
+    func principal(_ key: ObfuscatedAddress) -> (object: WeakReference, node: NodeID)? {
+        principals[key]
+    }
+
+    // MARK: Changes
+
+    /// Registers a node; `expectedObjects` sizes its first block of objects.
+    mutating func attach(
+        _ node: NodeID, parent: NodeID?, kind: NodeKind, name: String, time: UInt64, principal: WeakReference?,
+        origin: NodeOrigin = .unknown, expectedObjects: Int = 1
+    ) -> DebugInformation.Change {
+        let descriptor = NodeDescriptor(name: name, kind: kind, origin: origin)
+        var record = Node()
+        record.id = node.rawValue
+        record.parent = parent?.rawValue ?? 0
+        record.attachedAt = time
+        record.descriptor = nodeDescriptors.retain(descriptor, hint: descriptor.hint)
+        record.blockClass = Self.blockClass(for: expectedObjects)
+        record.objectStart = allocateBlock(class: record.blockClass)
+        if let principal {
+            principals[principal.address] = (principal, node)
+            principalKeys[node.rawValue] = principal.address
+            record.flags |= Node.principalFlag
+        }
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = Int(free)
+            nodes[slot] = record
+        } else {
+            slot = nodes.count
+            nodes.append(record)
+        }
+        count += 1
+        insertSlot(slot, for: node.rawValue)
+        if let parent, let parentSlot = self.slot(of: parent.rawValue) {
+            nodes[slot].previousSibling = nodes[parentSlot].lastChild
+            nodes[parentSlot].lastChild = UInt32(slot + 1)
+        }
+        return .attached(parent: parent, kind: kind, name: name)
+    }
+
+    /// Adds an object; returns its index, or nil when the node is unknown or full.
+    /// A node whose objects were all released after its detach (kept only to name a ghost's path)
+    /// takes no new object: it has been judged released.
+    mutating func addObject(
+        to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?, address: ObfuscatedAddress
+    ) -> UInt16? {
+        guard let slot = slot(of: node.rawValue), nodes[slot].objectCount < UInt16.max,
+            !nodes[slot].isDetached || nodes[slot].aliveCount > 0
+        else { return nil }
+        let index = nodes[slot].objectCount
+        if Int(index) == 1 << nodes[slot].blockClass { growBlock(of: slot) }
+        let position = nodes[slot].objectStart &+ UInt32(index)
+        let descriptor = ObjectDescriptor(role: role, typeName: typeName)
+        var word = objectDescriptors.retain(descriptor, hint: descriptor.hint) | Self.aliveBit
+        if let weak {
+            word |= Self.weakBit
+            weakReferences[position] = weak
+        }
+        objectAddresses[Int(position)] = address
+        objectWords[Int(position)] = word
+        nodes[slot].objectCount = index + 1
+        nodes[slot].aliveCount += 1
+        if nodes[slot].isDetached, weak != nil {
+            pending.append(PendingRelease(node: node, index: index, aliveAt: nodes[slot].detachedAt))
+        }
+        return index
+    }
+
+    /// Sets the node's state; returns its attach time, or nil when the node is unknown.
+    mutating func setState(_ state: NodeState, of node: NodeID) -> UInt64? {
+        guard let slot = slot(of: node.rawValue) else { return nil }
+        nodes[slot].state = state.rawValue
+        return nodes[slot].attachedAt
+    }
+
+    /// Detaches `node` and, deepest first, any descendant still attached. Returns the ids in
+    /// the order their `detached` events must be emitted.
+    mutating func detach(_ node: NodeID, time: UInt64) -> [NodeID] {
+        guard let slot = slot(of: node.rawValue), !nodes[slot].isDetached else { return [] }
+        var order: [NodeID] = []
+        if nodes[slot].lastChild != 0 {
+            // Last attached first; the ids are taken before any of them changes the links.
+            var children: [UInt64] = []
+            var child = nodes[slot].lastChild
+            while child != 0 {
+                children.append(nodes[Int(child - 1)].id)
+                child = nodes[Int(child - 1)].previousSibling
+            }
+            for child in children { order += detach(NodeID(rawValue: child), time: time) }
+        }
+        guard let current = self.slot(of: node.rawValue) else { return order + [node] }
+        nodes[current].flags |= Node.detachedFlag
+        nodes[current].detachedAt = time
+        order.append(node)
+        let start = Int(nodes[current].objectStart)
+        for index in 0..<Int(nodes[current].objectCount)
+        where objectWords[start + index] & (Self.aliveBit | Self.weakBit) == Self.aliveBit | Self.weakBit {
+            pending.append(PendingRelease(node: node, index: UInt16(index), aliveAt: time))
+        }
+        forgetIfReleased(node)
+        for id in order {
+            guard let slot = self.slot(of: id.rawValue), nodes[slot].aliveCount > 0 else { continue }
+            noteUnexplained(id, detachedAt: time)
+        }
+        return order
+    }
+
+    /// Marks an object released. Returns its role and type name when this changed anything.
+    mutating func release(_ node: NodeID, index: UInt16) -> (role: ObjectRole, typeName: String)? {
+        guard let slot = slot(of: node.rawValue), index < nodes[slot].objectCount else { return nil }
+        let position = nodes[slot].objectStart &+ UInt32(index)
+        let word = objectWords[Int(position)]
+        guard word & Self.aliveBit != 0 else { return nil }
+        if word & Self.weakBit != 0 { weakReferences[position] = nil }
+        objectWords[Int(position)] = word & Self.descriptorMask
+        nodes[slot].aliveCount -= 1
+        let descriptor = objectDescriptors[word & Self.descriptorMask]
+        if nodes[slot].aliveCount == 0, nodes[slot].isDetached { forgetIfReleased(node) }
+        return (descriptor.role, descriptor.typeName)
+    }
+
+    /// The weak references to check for pending objects still alive here. The caller checks
+    /// them without the tracker's lock: loading a weak reference can end its object's life, and
+    /// that object's `deinit` may call the tracker.
+    func pendingReferences() -> [(entry: PendingRelease, reference: WeakReference?)] {
+        pending.compactMap { entry in
+            guard let position = alivePosition(entry.node, entry.index) else { return nil }
+            return (entry, weakReferences[position])
+        }
+    }
+
+    /// Applies a poll that started at `pollStart`: marks `gone` released, each stamped with the
+    /// last time it was known alive; notes that the other polled entries were alive at
+    /// `pollStart`; drops every entry no longer alive from the pending list. Returns what changed.
+    mutating func applyDeallocated(
+        _ gone: [PendingRelease], pollStart: UInt64
+    ) -> [(node: NodeID, index: UInt16, role: ObjectRole, typeName: String, time: UInt64)] {
+        let released = gone.compactMap { entry in
+            release(entry.node, index: entry.index).map { (entry.node, entry.index, $0.role, $0.typeName, entry.aliveAt) }
+        }
+        let registry = self
+        pending.removeAll { entry in registry.alivePosition(entry.node, entry.index) == nil }
+        // Entries added after the poll began were not looked at: they keep their own time.
+        for position in pending.indices where pending[position].aliveAt < pollStart {
+            pending[position].aliveAt = pollStart
+        }
+        return released
+    }
+
+    // MARK: Reading
+
+    /// Every record in attach order.
+    func snapshotNodes() -> [NodeSnapshot] {
+        liveSlotsInAttachOrder().map { slot in
+            let node = nodes[slot]
+            let descriptor = nodeDescriptors[node.descriptor]
+            let start = Int(node.objectStart)
+            return NodeSnapshot(
+                id: NodeID(rawValue: node.id), parent: node.parent == 0 ? nil : NodeID(rawValue: node.parent),
+                kind: descriptor.kind, name: descriptor.name, state: NodeState(rawValue: node.state),
+                attachedAt: node.attachedAt, detachedAt: node.isDetached ? node.detachedAt : nil,
+                objects: (0..<Int(node.objectCount)).map { index in
+                    let word = objectWords[start + index]
+                    let object = objectDescriptors[word & Self.descriptorMask]
+                    return ObjectSnapshot(
+                        index: UInt16(index), role: object.role, typeName: object.typeName,
+                        isAlive: word & Self.aliveBit != 0)
+                }, origin: descriptor.origin)
+        }
+    }
+
+    /// Detached nodes that still have live objects, with their detach times, in attach order.
+    /// (A released ancestor kept only to name a ghost's path is not one of them.)
+    func detachedAlive() -> [(node: NodeID, detachedAt: UInt64)] {
+        liveSlotsInAttachOrder().compactMap { slot in
+            let node = nodes[slot]
+            guard node.aliveCount > 0, node.isDetached else { return nil }
+            return (NodeID(rawValue: node.id), node.detachedAt)
+        }
+    }
+
+    /// Calls `body` for each alive object of each node that is attached or has an object alive:
+    /// the node, whether it is attached, the object's index, its address, and its descriptor id
+    /// (for ``typeName(ofDescriptor:)``), in attach order (the retainer analysis takes the
+    /// first of equally short paths, so the order of its roots decides which one it names).
+    package func forEachAliveObject(
+        _ body: (_ node: UInt64, _ isAttached: Bool, _ index: UInt16, _ address: ObfuscatedAddress, _ descriptor: UInt32) ->
+            Void
+    ) {
+        for slot in liveSlotsInAttachOrder() {
+            let node = nodes[slot]
+            guard !node.isDetached || node.aliveCount > 0 else { continue }
+            let start = Int(node.objectStart)
+            for index in 0..<Int(node.objectCount) where objectWords[start + index] & Self.aliveBit != 0 {
+                body(
+                    node.id, !node.isDetached, UInt16(index), objectAddresses[start + index],
+                    objectWords[start + index] & Self.descriptorMask)
+            }
+        }
+    }
+
+    /// The role name of an object descriptor id from ``forEachAliveObject(_:)``.
+    package func roleName(ofDescriptor descriptor: UInt32) -> String {
+        objectDescriptors[descriptor].role.rawValue
+    }
+
+    /// The type name of an object descriptor id from ``forEachAliveObject(_:)``.
+    package func typeName(ofDescriptor descriptor: UInt32) -> String {
+        objectDescriptors[descriptor].typeName
+    }
+
+    // MARK: Retainer analysis
+
+    /// The detach time of the earliest detached node that still has an object alive and whose
+    /// holders have not been explained.
+    mutating func oldestUnexplained() -> UInt64? {
+        while unexplainedHead < unexplained.count {
+            let entry = unexplained[unexplainedHead]
+            if aliveCount(of: entry.node) > 0 { return entry.detachedAt }
+            unexplainedHead += 1
+        }
+        return nil
+    }
+
+    /// Takes the detached nodes with an object alive, detached at or before `detachedBy`, whose
+    /// holders have not been explained, oldest first, as long as their alive objects number at
+    /// most `maxObjects` (always at least one node): they count as explained from now on.
+    mutating func takeUnexplained(detachedBy: UInt64, maxObjects: Int) -> [NodeID] {
+        var taken: [NodeID] = []
+        var objects = 0
+        while unexplainedHead < unexplained.count {
+            let entry = unexplained[unexplainedHead]
+            let alive = aliveCount(of: entry.node)
+            guard alive > 0 else {
+                unexplainedHead += 1
+                continue
+            }
+            guard entry.detachedAt <= detachedBy, taken.isEmpty || objects + alive <= maxObjects else {
+                break
+            }
+            objects += alive
+            taken.append(entry.node)
+            unexplainedHead += 1
+        }
+        if unexplainedHead == unexplained.count {
+            unexplained.removeAll(keepingCapacity: true)
+            unexplainedHead = 0
+        }
+        return taken
+    }
+
+    private mutating func noteUnexplained(_ node: NodeID, detachedAt: UInt64) {
+        if unexplained.count >= unexplainedSweepAt {
+            // Leaks that nobody explains (no collector of version 2) must not make the list grow
+            // with every detach behind them: keep only the nodes still alive, in place.
+            let registry = self
+            unexplained.removeFirst(unexplainedHead)
+            unexplained.removeAll { entry in registry.aliveCount(of: entry.node) == 0 }
+            unexplainedHead = 0
+            unexplainedSweepAt = max(64, unexplained.count * 2)
+        }
+        unexplained.append((node, detachedAt))
+    }
+
+    private func aliveCount(of node: NodeID) -> Int {
+        slot(of: node.rawValue).map { Int(nodes[$0].aliveCount) } ?? 0
+    }
+
+    // MARK: Forgetting
+
+    /// Forgets a detached, fully released node, unless detached nodes still hang below it: a
+    /// released ancestor stays (so that a snapshot names a ghost's whole path) until its last
+    /// descendant goes, and then goes with it.
+    private mutating func forgetIfReleased(_ node: NodeID) {
+        guard let slot = slot(of: node.rawValue), nodes[slot].isDetached, nodes[slot].aliveCount == 0,
+            nodes[slot].lastChild == 0
+        else { return }
+        let record = nodes[slot]
+        let parent = record.parent
+        if parent != 0, let parentSlot = self.slot(of: parent) { unlink(slot, from: parentSlot) }
+        if record.flags & Node.principalFlag != 0, let key = principalKeys.removeValue(forKey: record.id),
+            principals[key]?.node == node
+        {
+            principals[key] = nil
+        }
+        let start = Int(record.objectStart)
+        for index in 0..<Int(record.objectCount) {
+            let word = objectWords[start + index]
+            if word & Self.weakBit != 0 { weakReferences[UInt32(start + index)] = nil }
+            objectDescriptors.release(word & Self.descriptorMask)
+        }
+        freeBlocks[Int(record.blockClass)].append(record.objectStart)
+        nodeDescriptors.release(record.descriptor)
+        removeSlot(slot, for: record.id)
+        nodes[slot] = Node()
+        freeSlots.append(UInt32(slot))
+        count -= 1
+        if parent != 0 { forgetIfReleased(NodeID(rawValue: parent)) }
+    }
+
+    /// Takes the child in `slot` out of the parent's list of children.
+    private mutating func unlink(_ slot: Int, from parentSlot: Int) {
+        let link = UInt32(slot + 1)
+        if nodes[parentSlot].lastChild == link {
+            nodes[parentSlot].lastChild = nodes[slot].previousSibling
+        } else {
+            // From the last child back (a child usually goes soon after it came).
+            var next = Int(nodes[parentSlot].lastChild)
+            while next != 0 {
+                let previous = nodes[next - 1].previousSibling
+                if previous == link {
+                    nodes[next - 1].previousSibling = nodes[slot].previousSibling
+                    break
+                }
+                next = Int(previous)
+            }
+        }
+        nodes[slot].previousSibling = 0
+    }
+
+    // MARK: Objects
+
+    /// The smallest block class that holds `count` objects.
+    private static func blockClass(for count: Int) -> UInt8 {
+        var blockClass: UInt8 = 0
+        while (1 << blockClass) < count, blockClass < 16 { blockClass += 1 }
+        return blockClass
+    }
+
+    private mutating func allocateBlock(class blockClass: UInt8) -> UInt32 {
+        if let start = freeBlocks[Int(blockClass)].popLast() { return start }
+        let start = UInt32(objectWords.count)
+        let size = 1 << Int(blockClass)
+        objectWords.append(0, count: size)
+        objectAddresses.append(.unknown, count: size)
+        return start
+    }
+
+    /// Moves the node's objects into a block twice as large.
+    private mutating func growBlock(of slot: Int) {
+        let oldClass = nodes[slot].blockClass
+        let oldStart = nodes[slot].objectStart
+        let newStart = allocateBlock(class: oldClass + 1)
+        for index in 0..<(UInt32(1) << UInt32(oldClass)) {
+            let (from, to) = (oldStart + index, newStart + index)
+            objectWords[Int(to)] = objectWords[Int(from)]
+            objectAddresses[Int(to)] = objectAddresses[Int(from)]
+            if objectWords[Int(from)] & Self.weakBit != 0 {
+                weakReferences[to] = weakReferences.removeValue(forKey: from)
+            }
+            objectWords[Int(from)] = 0
+        }
+        freeBlocks[Int(oldClass)].append(oldStart)
+        nodes[slot].blockClass = oldClass + 1
+        nodes[slot].objectStart = newStart
+    }
+
+    /// The pool position of object `index` of `node` if it is alive.
+    private func alivePosition(_ node: NodeID, _ index: UInt16) -> UInt32? {
+        guard let slot = slot(of: node.rawValue), index < nodes[slot].objectCount else { return nil }
+        let position = nodes[slot].objectStart &+ UInt32(index)
+        return objectWords[Int(position)] & Self.aliveBit != 0 ? position : nil
+    }
+
+    // MARK: Slots
+
+    private func liveSlotsInAttachOrder() -> [Int] {
+        (0..<nodes.count).filter { nodes[$0].id != 0 }.sorted { nodes[$0].id < nodes[$1].id }
+    }
+
+    @inline(__always)
+    private func home(of key: UInt64) -> Int {
+        // Fibonacci hashing: spreads sequential ids over the table.
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) & (buckets.count - 1)
+    }
+
+    /// The slot of the node with id `key`, if present.
+    @inline(__always)
+    private func slot(of key: UInt64) -> Int? {
+        let mask = buckets.count - 1
+        var index = home(of: key)
+        while true {
+            let found = buckets[index]
+            if found == 0 { return nil }
+            if nodes[Int(found - 1)].id == key { return Int(found - 1) }
+            index = (index &+ 1) & mask
+        }
+    }
+
+    private mutating func insertSlot(_ slot: Int, for key: UInt64) {
+        if count * 2 > buckets.count { growBuckets() }
+        let mask = buckets.count - 1
+        var index = home(of: key)
+        while buckets[index] != 0 {
+            if nodes[Int(buckets[index] - 1)].id == key { break }
+            index = (index &+ 1) & mask
+        }
+        buckets[index] = UInt32(slot + 1)
+    }
+
+    /// Removes `key`, whose record is in `slot` (its id still set).
+    private mutating func removeSlot(_ slot: Int, for key: UInt64) {
+        let mask = buckets.count - 1
+        var index = home(of: key)
+        while buckets[index] != UInt32(slot + 1) {
+            if buckets[index] == 0 { return }
+            index = (index &+ 1) & mask
+        }
+        buckets[index] = 0
+        // Backward-shift: move later entries of the same probe run into the hole.
+        var hole = index
+        var next = (index &+ 1) & mask
+        while buckets[next] != 0 {
+            let home = home(of: nodes[Int(buckets[next] - 1)].id)
+            // The entry at `next` may move to `hole` only if its home is not in (hole, next].
+            if (next &- home) & mask >= (next &- hole) & mask {
+                buckets[hole] = buckets[next]
+                buckets[next] = 0
+                hole = next
+            }
+            next = (next &+ 1) & mask
+        }
+    }
+
+    private mutating func growBuckets() {
+        let old = buckets
+        buckets = Array(repeating: 0, count: old.count * 2)
+        let mask = buckets.count - 1
+        for entry in old where entry != 0 {
+            var index = home(of: nodes[Int(entry - 1)].id)
+            while buckets[index] != 0 { index = (index &+ 1) & mask }
+            buckets[index] = entry
+        }
+    }
+}
+
+/// A weak reference to any object, for watching objects that cannot report their own release.
+///
+/// It is only ever nil-checked or compared by identity, never used to call the object, and a
+/// weak load is atomic in the Swift runtime: that is what makes it safe to share.
+public struct WeakReference: @unchecked Sendable {
+    private weak var referent: AnyObject?
+    /// Where the object was when it was referenced (kept obfuscated, so that this reference
+    /// never reads as a strong one to the retainer analysis).
+    let address: ObfuscatedAddress
+
+    /// References `object` weakly.
+    public init(_ object: AnyObject) {
+        self.referent = object
+        self.address = ObfuscatedAddress(object)
+    }
+
+    /// The identity of the object when it was referenced.
+    public var key: ObjectIdentifier { unsafeBitCast(address.address, to: ObjectIdentifier.self) }
+
+    /// Whether the object has been deallocated.
+    public var isReleased: Bool { referent == nil }
+
+    /// Whether the reference still points at `object` (identities are reused after release).
+    public func refers(to object: AnyObject) -> Bool { referent === object }
+}

@@ -1,0 +1,664 @@
+import Synchronization
+
+/// The generic tracking API: the one place where a node tree is reported, by the Nodes runtime
+/// and by any other architecture (RIBs, VIPER, Builder-Feature-Graph, event modules).
+///
+/// A tracker keeps the current tree (attached nodes, and detached nodes whose objects are still
+/// alive), numbers every change, and hands each one to its sinks. While it is not recording,
+/// every call returns after one branch.
+///
+/// ```swift
+/// let tracker = NodeTracker.current
+/// let id = tracker.attach(router, role: .router, parent: parentID, kind: .router)
+/// tracker.watch(interactor, role: .interactor, in: id)
+/// tracker.setState(.active, of: id)
+/// tracker.detach(id)
+/// ```
+///
+/// Thread safety: every method may be called from any thread. Sinks are called in sequence
+/// order under the tracker's lock.
+///
+/// What the app's thread pays: while the only sink is the agent (or there is none), a state
+/// change, a detach, a release and the runtime's attach (``attach(_:role:parts:parent:kind:name:site:)``)
+/// only append a fixed-size entry to an ``EventLog``; whoever next holds the lock (the agent's
+/// writer thread, a reader such as ``snapshot()``, or a producer that finds the log full)
+/// applies the entries to the registry and hands the events to the sinks, in order. Every
+/// reading method applies what was recorded before it, so it sees every change made before the
+/// call. Other sinks (a test's recording) are called synchronously, as they always were.
+public final class NodeTracker: Sendable {
+    // The process-wide tracker (`shared`) and the task's tracker (`current`) are declared by
+    // NodesDebug, which starts the agent: this module does not know the agent.
+
+    /// The units of the shared tracker's log, which the agent's writer drains: a burst of about
+    /// 3,800 node cycles of the runtime (17 units each: 2 MiB, taken as the ring first goes
+    /// round). Other trackers (a test's) have no writer: they apply their changes themselves,
+    /// and take ``logCapacity`` (128 KiB).
+    package static let sharedLogCapacity = 65_536
+    /// The units of another tracker's log.
+    package static let logCapacity = 4_096
+
+    private struct State {
+        var registry = NodeRegistry()
+        var sequence: UInt64 = 0
+        var sinks: [any DebugSink] = []
+        /// Every test that nodes were attached under, in order, for snapshots: a collector that
+        /// connects late still learns of the tests that ran before (at most ``maxTests``).
+        var tests: [TestIdentity] = []
+        var testIDs: Set<UInt64> = []
+        /// While the log's consumer (the agent's writer) applies the log itself
+        /// (``applyRecorded(for:into:encoding:maximum:)``): its feed, whose events go straight to
+        /// it, encoded as they are made (``straight``) or as events into its batch
+        /// (``directEvents``).
+        var directFeed: (any LogConsumer)?
+        var straight: (any AppliedChangeEncoder)?
+        var directEvents: [DebugInformation] = []
+    }
+
+    /// The most tests a tracker remembers for its snapshots.
+    static let maxTests = 100_000
+
+    // The fields are grouped by who writes them, so that what the app's thread reads on every
+    // change sits on cache lines that nobody writes while recording (see ``CacheLinePadding``):
+    // first the object's header (a retain on any thread writes its reference count), the locks
+    // and what they guard; then the read-mostly group; then the writer's idle flag.
+    private let state = Mutex(State())
+    private let consumerToWake = Mutex<(any LogConsumer)?>(nil)
+    private let poller = ReleasePoller()
+    private let lockPadding = CacheLinePadding()
+    private let recording = Atomic<Bool>(false)
+    /// Whether a sink other than the agent's is registered: then every change is applied and
+    /// handed to the sinks on the calling thread.
+    private let sinksAreSynchronous = Atomic<Bool>(false)
+    /// The changes recorded but not yet applied to the registry.
+    private let log: EventLog
+    private let readMostlyPadding = CacheLinePadding()
+    /// Set by the consumer (the agent's writer) while it sleeps for want of work: the next
+    /// change wakes it (``LogConsumer/wakeUp()``).
+    package let consumerIdle = Atomic<Bool>(false)
+    private let idlePadding = CacheLinePadding()
+
+    /// Creates a tracker that is not recording.
+    public convenience init() {
+        self.init(logCapacity: Self.logCapacity)
+    }
+
+    /// A tracker whose log has `logCapacity` units (the agent's tracker has a large one).
+    package init(logCapacity: Int) {
+        log = EventLog(capacity: logCapacity)
+    }
+
+    deinit {
+        poller.stop()
+    }
+
+    // MARK: Recording and sinks
+
+    /// Whether changes are being recorded. When false, every reporting call is one branch.
+    @inline(__always)
+    public var isRecording: Bool { recording.load(ordering: .relaxed) }
+
+    /// Starts keeping the tree. Nodes attached before this call are not known.
+    public func startRecording() {
+        recording.store(true, ordering: .releasing)
+    }
+
+    /// Adds a sink and starts recording.
+    public func addSink(_ sink: any DebugSink) {
+        withApplied { state in
+            state.sinks.append(sink)
+            sinksAreSynchronous.store(state.sinks.contains { !($0 is any LogConsumer) }, ordering: .releasing)
+        }
+        startRecording()
+    }
+
+    /// Removes a sink added before.
+    public func removeSink(_ sink: any DebugSink) {
+        withApplied { state in
+            state.sinks.removeAll { $0 === sink }
+            sinksAreSynchronous.store(state.sinks.contains { !($0 is any LogConsumer) }, ordering: .releasing)
+        }
+    }
+
+    /// Sets the consumer of the log (the agent's writer) that a change wakes when it sleeps idle.
+    package func setConsumerToWake(_ consumer: (any LogConsumer)?) {
+        consumerToWake.withLock { $0 = consumer }
+    }
+
+    /// Whether changes were recorded that have not been applied yet.
+    package var hasUnappliedChanges: Bool { log.hasReserved }
+
+    /// How much of the log waits to be applied, in units (a release or a state change takes
+    /// one, the runtime's attach eight).
+    package var unappliedUnits: Int { log.backlog }
+
+    /// What the agent's writer calls each round: applies the changes recorded so far (about
+    /// `maximum` units of the log at most), and returns how many events the feed's queue
+    /// dropped and whether `maximum` left changes behind.
+    ///
+    /// The events of changes that other threads applied (a reader, an app thread that found the
+    /// log full) wait in `feed`'s queue; the events of the changes applied here skip it, which
+    /// would cost each two more copies, into a ring large enough to hold a slow collector's
+    /// backlog and so cold in the cache. With `encoding` (a connection streaming deltas), `feed`
+    /// the only sink and nothing dropped, all of them, queued first, are handed to `encoding` as
+    /// they are made; otherwise they are appended to `batch`, queued first.
+    package func applyRecorded(
+        for feed: any LogConsumer, into batch: inout [DebugInformation], encoding: (any AppliedChangeEncoder)?,
+        maximum: Int = .max
+    ) -> (dropped: UInt64, backlog: Bool) {
+        let (dropped, applied) = state.withLock { state in
+            // Under the lock: the queue's producer (whoever applies changes) holds it too.
+            let dropped = feed.takeQueued(into: &batch)
+            state.directFeed = feed
+            let alone = state.sinks.count == 1 && state.sinks[0] === feed
+            if alone, dropped == 0, let encoding {
+                for event in batch { encoding.encode(event) }
+                batch.removeAll(keepingCapacity: true)
+                state.straight = encoding
+            }
+            swap(&state.directEvents, &batch)
+            let applied = applyLogSlice(through: nil, maximum: maximum, to: &state)
+            swap(&state.directEvents, &batch)
+            state.straight = nil
+            state.directFeed = nil
+            return (dropped, applied)
+        }
+        if applied.wakePoller { poller.wake(self) }
+        return (dropped, applied.backlog)
+    }
+
+    // MARK: Reporting
+
+    /// Attaches a new node whose principal object is `object` under `parent` (`nil` for a root).
+    /// The principal object becomes object 0 of the node and is watched for release.
+    ///
+    /// - Parameters:
+    ///   - name: how the node reads in a tree; the object's type name when nil.
+    ///   - findableByObject: whether ``node(for:)`` (and so `attach(_:role:under:…)`) can find
+    ///     the node from its principal object; it costs a weak reference, which the runtime,
+    ///     knowing its ids, does without.
+    ///   - file, line: the attach site, the caller's by default (no cost at run time); reports
+    ///     show it as `ProfileFlow.swift:42`.
+    /// - Returns: the new node's id (a fresh id even when not recording).
+    ///
+    /// The node also carries the ``TestIdentity`` bound to the calling task, if any.
+    @discardableResult
+    public func attach(
+        _ object: AnyObject, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
+        findableByObject: Bool = true, file: StaticString = #filePath, line: UInt = #line
+    ) -> NodeID {
+        attachNode(
+            object, reporter: Self.reporter(of: object), role: role, parent: parent, kind: kind, name: name,
+            findableByObject: findableByObject, site: AttachSite(file: file, line: line))
+    }
+
+    /// ``attach(_:role:parent:kind:name:findableByObject:file:line:)`` for an object that reports its
+    /// own release, without a dynamic cast.
+    @discardableResult
+    public func attach(
+        _ object: TrackedObjectBase, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
+        findableByObject: Bool = true, file: StaticString = #filePath, line: UInt = #line
+    ) -> NodeID {
+        attachNode(
+            object, reporter: object, role: role, parent: parent, kind: kind, name: name,
+            findableByObject: findableByObject, site: AttachSite(file: file, line: line))
+    }
+
+    /// ``attach(_:role:parent:kind:name:findableByObject:file:line:)`` with the site given as a
+    /// value: for a runtime whose own attach call took its caller's `#filePath` and `#line`
+    /// (`nil` when unknown).
+    @discardableResult
+    public func attach(
+        _ object: TrackedObjectBase, role: ObjectRole, parent: NodeID?, kind: NodeKind, name: String? = nil,
+        findableByObject: Bool = true, site: AttachSite?
+    ) -> NodeID {
+        attachNode(
+            object, reporter: object, role: role, parent: parent, kind: kind, name: name,
+            findableByObject: findableByObject, site: site)
+    }
+
+    /// One object of a node that the runtime registers together with its attach.
+    public struct Part {
+        /// The object, which reports its own release.
+        public let object: TrackedObjectBase
+        /// Its role in the node.
+        public let role: ObjectRole
+
+        /// A part.
+        public init(object: TrackedObjectBase, role: ObjectRole) {
+            self.object = object
+            self.role = role
+        }
+    }
+
+    /// Attaches a new node whose principal object is `object` together with its other objects
+    /// (`parts`, objects 1, 2, …), all of which report their own release: the runtime's attach,
+    /// which costs the calling thread one append of a few fixed-size entries. The node cannot
+    /// be found by its object (see ``node(for:)``).
+    @discardableResult
+    public func attach(
+        _ object: TrackedObjectBase, role: ObjectRole, parts: [Part], parent: NodeID?, kind: NodeKind, name: String?,
+        site: AttachSite?
+    ) -> NodeID {
+        let id = NodeID.next()
+        guard isRecording else { return id }
+        let origin = NodeOrigin(site: site, test: TestIdentity.currentIfAny)
+        if !sinksAreSynchronous.load(ordering: .relaxed), Self.arePristine(object, parts),
+            let reservation = reserve(EventLog.attachUnits(objects: parts.count + 1))
+        {
+            let ticket = reservation.ticket
+            let time = MonotonicClock.now()
+            let type = Swift.type(of: object)
+            log.initialize(
+                AttachDetails(type: type, parent: parent, kind: kind, name: name, origin: origin), at: ticket)
+            log.initialize(ObjectRecord(type: type, address: ObfuscatedAddress(object), role: role), number: 0, at: ticket)
+            object.trackingHandle = TrackingHandle(tracker: self, node: id, index: 0)
+            for (offset, part) in parts.enumerated() {
+                let index = offset + 1
+                log.initialize(
+                    ObjectRecord(type: Swift.type(of: part.object), address: ObfuscatedAddress(part.object), role: part.role),
+                    number: index, at: ticket)
+                part.object.trackingHandle = TrackingHandle(tracker: self, node: id, index: UInt16(index))
+            }
+            log.publish(LogEntry(operation: .attach, index: UInt16(parts.count + 1), node: id, time: time), at: ticket)
+            wakeConsumer(reservation)
+            return id
+        }
+        _ = attachNode(
+            object, id: id, reporter: object, role: role, parent: parent, kind: kind, name: name,
+            findableByObject: false, site: site, origin: origin)
+        for part in parts where part.object !== object { watch(part.object, role: part.role, in: id) }
+        return id
+    }
+
+    /// Whether the objects are distinct and none is registered yet: then each takes a handle
+    /// of the new node (otherwise the locked path decides who watches what).
+    private static func arePristine(_ object: TrackedObjectBase, _ parts: [Part]) -> Bool {
+        guard object.trackingHandle == nil, parts.count < EventLog.maxObjects else { return false }
+        for (offset, part) in parts.enumerated() {
+            guard part.object.trackingHandle == nil, part.object !== object else { return false }
+            for other in parts[..<offset] where other.object === part.object { return false }
+        }
+        return true
+    }
+
+    /// Attaches a new node under the node whose principal object is `parentObject`.
+    @discardableResult
+    public func attach(
+        _ object: AnyObject, role: ObjectRole, under parentObject: AnyObject?, kind: NodeKind, name: String? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> NodeID {
+        attach(object, role: role, parent: parentObject.flatMap(node(for:)), kind: kind, name: name, file: file, line: line)
+    }
+
+    /// Watches `object` as one of the objects of `node`, so that its release is reported.
+    /// Objects that adopt ``TrackedObject`` report from `deinit`; others are polled through
+    /// a weak reference after the node is detached.
+    public func watch(_ object: AnyObject, role: ObjectRole, in node: NodeID) {
+        guard isRecording else { return }
+        add(object, reporter: Self.reporter(of: object), role: role, in: node)
+    }
+
+    /// ``watch(_:role:in:)`` for an object that reports its own release, without a dynamic cast.
+    public func watch(_ object: TrackedObjectBase, role: ObjectRole, in node: NodeID) {
+        guard isRecording else { return }
+        add(object, reporter: object, role: role, in: node)
+    }
+
+    private static func reporter(of object: AnyObject) -> TrackedObject? {
+        (object as? TrackedObjectBase) ?? (object as? TrackedObject)
+    }
+
+    private func attachNode(
+        _ object: AnyObject, id: NodeID = .next(), reporter: TrackedObject?, role: ObjectRole, parent: NodeID?,
+        kind: NodeKind, name: String?, findableByObject: Bool, site: AttachSite?, origin knownOrigin: NodeOrigin? = nil
+    ) -> NodeID {
+        guard isRecording else { return id }
+        let principal = findableByObject ? WeakReference(object) : nil
+        let origin = knownOrigin ?? NodeOrigin(site: site, test: TestIdentity.currentIfAny)
+        withApplied { state in
+            let nodeName = name ?? TypeNameCache.shared.name(of: Swift.type(of: object))
+            let change = state.registry.attach(
+                id, parent: parent, kind: kind, name: nodeName, time: MonotonicClock.now(), principal: principal,
+                origin: origin)
+            Self.noteTest(origin.test, in: &state)
+            emit(change, for: id, origin: origin, in: &state)
+        }
+        add(object, reporter: reporter, role: role, in: id)
+        return id
+    }
+
+    private func add(_ object: AnyObject, reporter: TrackedObject?, role: ObjectRole, in node: NodeID) {
+        // An object already reporting for another live registration is watched weakly here.
+        let owner = reporter?.trackingHandle
+        let weak = reporter == nil || owner != nil ? WeakReference(object) : nil
+        let address = ObfuscatedAddress(object)
+        let typeName = TypeNameCache.shared.name(of: Swift.type(of: object))
+        let index: UInt16? = withApplied { state in
+            let ownedElsewhere = owner.map { $0.tracker === self && state.registry.contains($0.node) } ?? false
+            let usesHandle = reporter != nil && !ownedElsewhere
+            guard
+                let index = state.registry.addObject(
+                    to: node, role: role, typeName: typeName, weak: usesHandle ? nil : weak, address: address)
+            else { return nil }
+            emit(.objectAdded(index: index, role: role, typeName: typeName), for: node, in: &state)
+            return usesHandle ? index : nil
+        }
+        if let index, let reporter {
+            reporter.trackingHandle = TrackingHandle(tracker: self, node: node, index: index)
+        }
+    }
+
+    /// The display name of an object's type, cached per type (demangling is slow).
+    public func typeName(of object: AnyObject) -> String {
+        TypeNameCache.shared.name(of: Swift.type(of: object))
+    }
+
+    /// The name a node whose principal object is `object` takes by default: the object's type
+    /// name without a trailing `Imp` (the convention for implementation classes), made once per
+    /// type.
+    public func nodeName(of object: AnyObject) -> String {
+        TypeNameCache.nodeNames.name(of: Swift.type(of: object))
+    }
+
+    /// Records a lifecycle state of `node`.
+    public func setState(_ newState: NodeState, of node: NodeID) {
+        guard isRecording else { return }
+        if record(LogEntry(operation: .state, state: newState, node: node, time: 0), coarse: true) { return }
+        withApplied { state in
+            guard state.registry.setState(newState, of: node) != nil else { return }
+            emit(.stateChanged(newState), for: node, in: &state)
+        }
+    }
+
+    /// Detaches `node` (and any descendant still attached). From now on each of its objects is
+    /// expected to be released.
+    public func detach(_ node: NodeID) {
+        guard isRecording else { return }
+        if record(LogEntry(operation: .detach, node: node, time: 0)) { return }
+        let hasPending = withApplied { state in
+            for id in state.registry.detach(node, time: MonotonicClock.now()) {
+                emit(.detached, for: id, in: &state)
+            }
+            return !state.registry.pending.isEmpty
+        }
+        if hasPending { poller.wake(self) }
+    }
+
+    /// Detaches the node whose principal object is `object`.
+    public func detach(_ object: AnyObject) {
+        guard isRecording, let node = node(for: object) else { return }
+        detach(node)
+    }
+
+    /// The live node whose principal object is `object`.
+    public func node(for object: AnyObject) -> NodeID? {
+        guard isRecording else { return nil }
+        let key = ObfuscatedAddress(object)
+        guard let entry = withApplied({ $0.registry.principal(key) }), entry.object.refers(to: object) else {
+            return nil
+        }
+        return entry.node
+    }
+
+    /// Records that object `index` of `node` was deallocated. ``TrackingHandle`` calls this.
+    func objectReleased(node: NodeID, index: UInt16) {
+        guard isRecording else { return }
+        if record(LogEntry(operation: .release, index: index, node: node, time: 0)) { return }
+        withApplied { state in
+            guard let (role, typeName) = state.registry.release(node, index: index) else { return }
+            emit(.released(index: index, role: role, typeName: typeName), for: node, in: &state)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The whole current tree, consistent with every event up to its `sequence`.
+    public func snapshot() -> TreeSnapshot {
+        _ = pollReleases()
+        // Only a copy of the registry (references to its buffers) is taken under the lock;
+        // sorting and building the snapshot (most of the work on a big tree) happen without
+        // holding up the app.
+        let (registry, sequence, tests) = withApplied { ($0.registry, $0.sequence, $0.tests) }
+        return TreeSnapshot(sequence: sequence, nodes: registry.snapshotNodes(), tests: tests)
+    }
+
+    /// The sequence number of the latest event.
+    public var currentSequence: UInt64 {
+        withApplied { $0.sequence }
+    }
+
+    /// Detached nodes that still have live objects, with their detach times (host monotonic ns).
+    public func detachedAwaitingRelease() -> [(node: NodeID, detachedAt: UInt64)] {
+        _ = pollReleases()
+        return withApplied { $0.registry.detachedAlive() }
+    }
+
+    /// Checks weak-watched objects of detached nodes now, emitting a release for each one gone.
+    /// Returns how many are still pending. The poller thread calls this periodically.
+    @discardableResult
+    public func pollReleases() -> Int {
+        pollReleasesWithHorizon().pending
+    }
+
+    /// Polls the weak-watched objects like ``pollReleases()`` and returns the time up to which
+    /// the tracker's events are complete: every release that happened at or before `horizon`
+    /// (noticed by `deinit` or by this poll) has been emitted by the time this returns.
+    ///
+    /// The agent sends it as its heartbeat, the watermark by which the collector judges graces:
+    /// the time is read under the lock, so every event stamped before it is already out, and
+    /// the weak references are checked after it, so no earlier release stays unnoticed.
+    ///
+    /// It also returns the detach time of the earliest detached node with an object alive whose
+    /// holders have not been explained (see ``retainerQuery(detachedBy:maxObjects:)``).
+    package func pollReleasesWithHorizon() -> (pending: Int, horizon: UInt64, oldestUnexplained: UInt64?) {
+        // The time first, then the end of what was reserved, both before applying: a change
+        // reserved later reads its time later, so it is stamped after the horizon, and every
+        // change reserved before is applied (waiting for one being written) before this returns.
+        let horizon = MonotonicClock.now()
+        let end = log.reservedEnd
+        let (candidates, oldest) = withApplied(through: end) { state in
+            (state.registry.pendingReferences(), state.registry.oldestUnexplained())
+        }
+        guard !candidates.isEmpty else { return (0, horizon, oldest) }
+        // Outside the lock: a weak load may end an object's life, and its deinit may report.
+        let gone = candidates.filter { $0.reference?.isReleased ?? true }.map(\.entry)
+        let (pending, oldestUnexplained) = withApplied { state in
+            // A release noticed by polling happened after the object was last seen alive, and
+            // is stamped with that time: never later than the release, so a release made within
+            // its grace never reads as late, however late the poll came.
+            for released in state.registry.applyDeallocated(gone, pollStart: horizon) {
+                emit(
+                    .released(index: released.index, role: released.role, typeName: released.typeName),
+                    for: released.node, at: released.time, in: &state)
+            }
+            return (state.registry.pending.count, state.registry.oldestUnexplained())
+        }
+        return (pending, horizon, oldestUnexplained)
+    }
+
+    // MARK: Retainer analysis
+
+    /// The detach time of the earliest detached node with an object alive whose holders have
+    /// not been explained.
+    package func oldestUnexplained() -> UInt64? {
+        withApplied { $0.registry.oldestUnexplained() }
+    }
+
+    /// Takes, as explained from now on, the detached nodes detached at or before `detachedBy`
+    /// (host monotonic nanoseconds) that still have objects alive and whose holders have not
+    /// been explained (at most about `maxObjects` objects, oldest nodes first), and returns them
+    /// with the registry as it is now (an empty one when there are none): what the retainer
+    /// analysis asks about (NodesRetainers' `RetainerQuery`). Each node is taken once.
+    package func takeUnexplained(detachedBy: UInt64, maxObjects: Int) -> (nodes: [NodeID], registry: NodeRegistry) {
+        withApplied { state in
+            let nodes = state.registry.takeUnexplained(detachedBy: detachedBy, maxObjects: maxObjects)
+            return (nodes, nodes.isEmpty ? NodeRegistry() : state.registry)
+        }
+    }
+
+    /// The registry as it is now, every change recorded before the call applied (a copy: its
+    /// buffers are shared until either side changes).
+    package func currentRegistry() -> NodeRegistry {
+        withApplied { $0.registry }
+    }
+
+    // MARK: Private
+
+    /// Records a change in the log for whoever applies it next; false when the change must be
+    /// applied here (a synchronous sink is registered, or the log is full).
+    @inline(__always)
+    private func record(_ entry: consuming LogEntry, coarse: Bool = false) -> Bool {
+        guard !sinksAreSynchronous.load(ordering: .relaxed), let reservation = reserve(1) else { return false }
+        // Stamped after the reservation: see pollReleasesWithHorizon(). A state change takes the
+        // coarse clock (no verdict depends on its time; it is made no earlier than the node's
+        // attach when applied).
+        entry.time = coarse ? MonotonicClock.coarseNow() : MonotonicClock.now()
+        log.publish(entry, at: reservation.ticket)
+        wakeConsumer(reservation)
+        return true
+    }
+
+    /// Reserves `count` units of the log. When it is full (its consumer, the agent's writer,
+    /// fell behind or was not scheduled; a tracker without an agent has none), the calling
+    /// thread applies a slice of it under the lock and tries once more: a slice, not the whole
+    /// log, so that the thread is soon back to its own work and a writer that runs again does
+    /// the rest. Nil when the log is still full: the caller applies its change on the locked
+    /// path.
+    @inline(__always)
+    private func reserve(_ count: Int) -> EventLog.Reservation? {
+        if let reservation = log.reserve(count) { return reservation }
+        return reserveAfterMakingRoom(count)
+    }
+
+    @inline(never)
+    private func reserveAfterMakingRoom(_ count: Int) -> EventLog.Reservation? {
+        let wakePoller = state.withLock { applyLog(through: nil, maximum: Self.roomSlice, to: &$0) }
+        if wakePoller { poller.wake(self) }
+        return log.reserve(count)
+    }
+
+    /// How many units a thread that finds the log full applies before trying again (a
+    /// sixteenth of the agent's log: well under a millisecond of work).
+    static let roomSlice = 4_096
+
+    /// Wakes the consumer when it sleeps idle, or when the log is half full (a consumer
+    /// pausing between heartbeats would otherwise let it fill up).
+    @inline(__always)
+    private func wakeConsumer(_ reservation: EventLog.Reservation) {
+        if reservation.reachesHalf {
+            consumerIdle.store(false, ordering: .relaxed)
+            consumerToWake.withLock { $0 }?.wakeUp()
+        } else {
+            wakeConsumerIfIdle()
+        }
+    }
+
+    /// Wakes the agent's writer if it sleeps for want of work. (After a reservation, which is
+    /// sequentially consistent: the writer sets the flag before it looks at the log one last
+    /// time, so one of the two sees the other.)
+    @inline(__always)
+    private func wakeConsumerIfIdle() {
+        guard consumerIdle.load(ordering: .sequentiallyConsistent) else { return }
+        if consumerIdle.exchange(false, ordering: .sequentiallyConsistent) {
+            consumerToWake.withLock { $0 }?.wakeUp()
+        }
+    }
+
+    /// Runs `body` under the lock once every change recorded before (every one reserved before
+    /// `end`, waiting for those being written, when given) is applied.
+    private func withApplied<Result>(through end: UInt64? = nil, _ body: (inout State) -> Result) -> Result {
+        let (result, wakePoller) = state.withLock { state in
+            let wakePoller = applyLog(through: end, to: &state)
+            return (body(&state), wakePoller)
+        }
+        if wakePoller { poller.wake(self) }
+        return result
+    }
+
+    /// Applies the logged changes; returns whether a detach left weak-watched objects to poll.
+    private func applyLog(through end: UInt64?, maximum: Int = .max, to state: inout State) -> Bool {
+        applyLogSlice(through: end, maximum: maximum, to: &state).wakePoller
+    }
+
+    /// ``applyLog(through:maximum:to:)``, which also tells whether `maximum` left changes behind.
+    private func applyLogSlice(
+        through end: UInt64?, maximum: Int, to state: inout State
+    ) -> (wakePoller: Bool, backlog: Bool) {
+        var detached = false
+        let backlog = log.drain(through: end, maximum: maximum) { change in
+            if apply(change, to: &state) { detached = true }
+        }
+        return (detached && !state.registry.pending.isEmpty, backlog)
+    }
+
+    /// Applies one logged change as the locked path would have; returns whether it was a detach.
+    private func apply(_ change: consuming LoggedChange, to state: inout State) -> Bool {
+        switch consume change {
+        case .attach(let entry, let details):
+            let (node, time) = (entry.node, entry.time)
+            let name = details.name ?? TypeNameCache.shared.name(of: details.type)
+            let change = state.registry.attach(
+                node, parent: details.parent, kind: details.kind, name: name, time: time, principal: nil,
+                origin: details.origin, expectedObjects: Int(entry.index))
+            Self.noteTest(details.origin.test, in: &state)
+            emit(change, for: node, at: time, origin: details.origin, in: &state)
+        case .object(let node, let time, _, let record):
+            let typeName = TypeNameCache.shared.name(of: record.type)
+            if let added = state.registry.addObject(
+                to: node, role: record.role, typeName: typeName, weak: nil, address: record.address)
+            {
+                emit(.objectAdded(index: added, role: record.role, typeName: typeName), for: node, at: time, in: &state)
+            }
+        case .change(let entry):
+            let (node, time) = (entry.node, entry.time)
+            switch entry.operation {
+            case .attach:
+                return false
+            case .state:
+                if let attachedAt = state.registry.setState(entry.state, of: node) {
+                    emit(.stateChanged(entry.state), for: node, at: max(time, attachedAt), in: &state)
+                }
+            case .detach:
+                for id in state.registry.detach(node, time: time) { emit(.detached, for: id, at: time, in: &state) }
+                return true
+            case .release:
+                if let (role, typeName) = state.registry.release(node, index: entry.index) {
+                    emit(.released(index: entry.index, role: role, typeName: typeName), for: node, at: time, in: &state)
+                }
+            }
+        }
+        return false
+    }
+
+    private static func noteTest(_ test: TestIdentity?, in state: inout State) {
+        if let test, state.tests.count < Self.maxTests, state.testIDs.insert(test.id).inserted {
+            state.tests.append(test)
+        }
+    }
+
+    /// Numbers a change and hands it to the sinks, stamped now unless a time is given.
+    private func emit(
+        _ change: DebugInformation.Change, for node: NodeID, at time: UInt64? = nil, origin: NodeOrigin? = nil,
+        in state: inout State
+    ) {
+        state.sequence &+= 1
+        guard !state.sinks.isEmpty else { return }
+        let time = time ?? MonotonicClock.now()
+        if let straight = state.straight, let feed = state.directFeed {
+            // The log's consumer applying its own log, its feed the only sink (see
+            // applyRecorded(for:into:encoding:maximum:)): encoded as made, no event made.
+            guard feed.wantsEvents else { return }
+            straight.encode(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
+            return
+        }
+        let event = DebugInformation(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
+        for sink in state.sinks {
+            if let feed = state.directFeed, sink === feed {
+                if feed.wantsEvents { state.directEvents.append(event) }
+            } else {
+                sink.receive(event)
+            }
+        }
+        wakeConsumerIfIdle()
+    }
+}
