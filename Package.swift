@@ -52,8 +52,9 @@ let package = Package(
         // Message types, framing, encoder and decoder over bytes. Depends on nothing.
         .target(name: "NodescopeWire"),
         // The socket rules that hosts, clients and the daemon share: whether a collector's socket is
-        // one only this user controls, a trusted connect, the peer's uid, errno in words. No
-        // Foundation, no NIO: the agent links it.
+        // one only this user controls, a trusted connect, the peer's uid, errno in words; and
+        // StandardError, diagnostic lines without SIGPIPE (the agent's log, the runtime's leak
+        // handler). No Foundation, no NIO: the agent links it.
         .target(name: "NodescopeSocket"),
         // Tracking: DebugInformation events, stable node ids, the event log, the registry, the
         // generic tracking API, release watching. No wire, no socket, no I/O.
@@ -209,7 +210,8 @@ let package = Package(
         // The retainer analyses scan this very test process's memory: tools/test runs them in a
         // process of their own, after the rest.
         .testTarget(
-            name: "NodesRetainersTests", dependencies: ["NodesRetainers", "NodesTracking", "NodesDebug", "NodesTesting", "NodescopeWire"]),
+            name: "NodesRetainersTests",
+            dependencies: ["NodesRetainers", "NodesTracking", "NodesDebug", "NodescopeWire", "SeededRandom"]),
         .testTarget(name: "NodescopeSocketTests", dependencies: ["NodescopeSocket"]),
         .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz", "SeededRandom"], exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),

@@ -213,6 +213,22 @@ struct AgentLinkTests {
         #expect(rounds.count > during.count)
     }
 
+    /// Behind means more of the log than one round applies: the link judges it from the backlog
+    /// the writer passes in, and a backlog of one round puts no heartbeat off.
+    @Test func aBacklogOfOneRoundIsNotBehind() {
+        var simulation = Simulation()
+        simulation.run(until: at(2 * second))
+        simulation.detach(at: at(2 * second + 10 * ms), releasedAt: nil)
+        let busy = at(2 * second + 200 * ms)..<at(2 * second + 700 * ms)
+        simulation.writerBehindDuring = busy
+        simulation.backlogUnits = AgentLink.roundUnits
+        simulation.run(until: at(3 * second))
+        let beats = simulation.heartbeats.dropFirst().map(\.time)
+        let gaps = zip(beats, beats.dropFirst()).map { $1 - $0 }
+        #expect(gaps.count >= 10)
+        #expect(gaps.allSatisfy { $0 < AgentLink.heartbeatInterval + ms }, "no heartbeat put off")
+    }
+
     // MARK: Exit
 
     /// A connected host that detaches one node (released at `releasedAt`, or never) and exits

@@ -77,8 +77,10 @@ struct LinkSimulation {
     /// While the writer finds more of the log waiting than one round applies (it passes the
     /// backlog with each tick and each write's outcome: ``AgentLink/roundUnits``).
     var writerBehindDuring: Range<UInt64>?
-    /// The log's backlog the writer reports now: one unit past a round while behind.
-    private var logBacklog: Int { writerBehindDuring?.contains(now) == true ? AgentLink.roundUnits + 1 : 0 }
+    /// The backlog the writer reports during ``writerBehindDuring`` (units of the log).
+    var backlogUnits = AgentLink.roundUnits + 1
+    /// The log's backlog the writer reports now: none outside ``writerBehindDuring``.
+    private var logBacklog: Int { writerBehindDuring?.contains(now) == true ? backlogUnits : 0 }
     /// How long an explanation takes.
     var explainDuration: UInt64 = 5 * millisecond
     /// When the process exits normally, and when the agent is stopped.
