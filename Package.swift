@@ -94,7 +94,7 @@ let package = Package(
         // instant or a tree in JSON, answering the same questions (TreeSource).
         .target(
             name: "NodescopeSource",
-            dependencies: ["NodescopeCollector", "NodescopeControlCodec", "NodescopeControl", "NodescopeReplay"]),
+            dependencies: ["NodescopeCollector", "NodescopeControlCodec", "NodescopeControl", "NodescopeReplay", "NodescopeSymbols"]),
         // A recording replayed through the collector's pure model, to any instant.
         .target(name: "NodescopeReplay", dependencies: ["NodescopeRecording", "NodescopeCollector", "NodescopeWire"]),
 
@@ -130,6 +130,10 @@ let package = Package(
         // Leak reports, pure: one model built by `check` and `leaks`, the baseline, and the
         // writers (text, JSON, JUnit, SARIF, diagrams of leaks), in one vocabulary.
         .target(name: "NodescopeReports", dependencies: ["NodescopeCollector", "NodescopeGraphviz"]),
+
+        // A stored closure named from where its code is (a ClosureSite): the ELF symbol table,
+        // the demangler and llvm-symbolizer, bounded and cached (Foundation, child processes).
+        .target(name: "NodescopeSymbols", dependencies: ["NodescopeWire"]),
 
         // The web view: a read-only page and HTTP API on loopback, a control client of the
         // collector like the CLI (Hummingbird; the page is plain HTML, CSS and JavaScript,
@@ -233,6 +237,8 @@ let package = Package(
             name: "NodescopeRecordingTests",
             dependencies: ["NodescopeRecording", "NodescopeReplay", "NodescopeCollector", "NodescopeWire", "SeededRandom"]),
         .testTarget(name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector"]),
+        .testTarget(
+            name: "NodescopeSymbolsTests", dependencies: ["NodescopeSymbols", "NodescopeWire", "ProcessTestSupport", "sample-nodes"]),
         .testTarget(
             name: "NodescopeWebTests",
             dependencies: [

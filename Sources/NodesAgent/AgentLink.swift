@@ -200,8 +200,9 @@ struct AgentLink {
         case .unusable:
             return giveUp(now: now, failed: file)
         case .refused(_, versionUnsupported: true) where helloVersion > 1:
-            // An older collector: say hello again at once, in the version every collector speaks.
-            helloVersion = 1
+            // An older collector: say hello again at once, one version lower (down to version 1,
+            // which every collector speaks).
+            helloVersion -= 1
             phase = .closing(then: afterClose)
             return .close(log: nil)
         case .refused(let reason, _):

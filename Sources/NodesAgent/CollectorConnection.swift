@@ -68,6 +68,8 @@ struct CollectorConnection {
         case .helloAccepted(let accepted)?:
             // Attach sites and tests are frames of version 2: a version-1 connection never gets them.
             encoder.sendsOrigins = accepted.protocolVersion >= 2
+            // Closure sites on retainer paths are version 3's.
+            encoder.sendsClosureSites = accepted.protocolVersion >= 3
             return .accepted(graceNanos: accepted.graceNanos, holdsExit: accepted.holdExit, version: accepted.protocolVersion)
         case .helloRefused(let refused)?:
             return .refused(refused.reason, versionUnsupported: refused.code == .versionUnsupported)

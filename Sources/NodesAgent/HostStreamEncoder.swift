@@ -25,6 +25,8 @@ struct HostStreamEncoder {
     private var tests: [UInt64: UInt32] = [:]
     /// Whether the connection speaks version 2, which carries node origins.
     var sendsOrigins = false
+    /// Whether the connection speaks version 3, whose retainer paths carry closure sites.
+    var sendsClosureSites = false
 
     /// Appends the frames of `snapshot`: begin, each node as the events that rebuild it, end.
     mutating func encode(_ snapshot: TreeSnapshot, into buffer: inout [UInt8]) {
@@ -106,8 +108,14 @@ struct HostStreamEncoder {
         }
     }
 
-    /// Appends any other message (hello, dropped, goodbye).
+    /// Appends any other message (hello, dropped, goodbye, retainers): a retainer path's closure
+    /// sites only on a connection of version 3.
     mutating func encode(_ message: WireMessage, into buffer: inout [UInt8]) {
+        if !sendsClosureSites, case .retainers(var frame) = message, frame.hops.contains(where: { $0.closure != nil }) {
+            for index in frame.hops.indices { frame.hops[index].closure = nil }
+            encoder.encode(.retainers(frame), into: &buffer)
+            return
+        }
         encoder.encode(message, into: &buffer)
     }
 

@@ -75,7 +75,18 @@ final class HeapGraph {
                 _ = scan(base, 16..<size, body)
                 return
             }
-            if catalog.collections[kind].element.scanned { _ = scan(base, elements, body) }
+            let element = catalog.collections[kind].element
+            guard element.scanned else { return }
+            guard element.hasPadding else {
+                _ = scan(base, elements, body)
+                return
+            }
+            // Element by element, without the padding: a stale word of a freed block that lies
+            // there is no reference (an enum of a String and a byte leaves 7 bytes unwritten).
+            for start in stride(from: elements.lowerBound, to: elements.upperBound, by: element.stride)
+            where scan(base, start..<start + element.used, body) {
+                return
+            }
         case .dictionary(let kind), .set(let kind):
             let collection = catalog.collections[kind]
             let start = index.starts[Int(block)]
@@ -84,14 +95,16 @@ final class HeapGraph {
                 return
             }
             for bucket in buckets.occupied {
+                // Each key and value within its size: its padding is never written.
                 if let key = collection.key, key.scanned,
-                    scan(base, buckets.keys + bucket * key.stride..<buckets.keys + (bucket + 1) * key.stride, body)
+                    scan(base, buckets.keys + bucket * key.stride..<buckets.keys + bucket * key.stride + key.used, body)
                 {
                     return
                 }
                 let element = collection.element
                 if element.scanned,
-                    scan(base, buckets.values + bucket * element.stride..<buckets.values + (bucket + 1) * element.stride, body)
+                    scan(
+                        base, buckets.values + bucket * element.stride..<buckets.values + bucket * element.stride + element.used, body)
                 {
                     return
                 }

@@ -17,6 +17,8 @@ struct MemoryMapping {
     var executable: Bool
     /// Shared (`s`) rather than private (`p`).
     var shared: Bool
+    /// Where in the file the mapping starts (0 for anonymous memory).
+    var fileOffset: UInt64 = 0
     /// The file's inode, 0 for anonymous memory.
     var inode: UInt64
     /// The file, or a pseudo-name (`[heap]`, `[stack]`, `[vvar]` …), or empty.
@@ -92,6 +94,15 @@ struct MemoryMap {
         return imagePaths.contains(mappings[index].path)
     }
 
+    /// Where the code at `address` comes from: the file of an executable mapping and the
+    /// offset in it, for a symbolizer to name (a closure's function); nil for any other memory.
+    func codeSite(of address: UInt) -> (image: String, fileOffset: UInt64)? {
+        guard let index = index(containing: address) else { return nil }
+        let mapping = mappings[index]
+        guard mapping.executable, mapping.inode != 0, mapping.path.hasPrefix("/") else { return nil }
+        return (mapping.path, mapping.fileOffset &+ UInt64(address &- mapping.start))
+    }
+
     /// `start-end perms offset dev inode path`.
     private static func parse(_ line: [UInt8]) -> MemoryMapping? {
         var fields: [ArraySlice<UInt8>] = []
@@ -104,14 +115,15 @@ struct MemoryMap {
         }
         guard fields.count == 5, let dash = fields[0].firstIndex(of: UInt8(ascii: "-")),
             let start = hex(fields[0][..<dash]), let end = hex(fields[0][(dash + 1)...]), end > start,
-            fields[1].count >= 4, let inode = UInt64(String(decoding: fields[4], as: UTF8.self))
+            fields[1].count >= 4, let inode = UInt64(String(decoding: fields[4], as: UTF8.self)),
+            let fileOffset = hex(fields[2])
         else { return nil }
         while index < line.count, line[index] == UInt8(ascii: " ") { index += 1 }
         let permissions = Array(fields[1])
         return MemoryMapping(
             start: start, end: end, readable: permissions[0] == UInt8(ascii: "r"),
             writable: permissions[1] == UInt8(ascii: "w"), executable: permissions[2] == UInt8(ascii: "x"),
-            shared: permissions[3] == UInt8(ascii: "s"), inode: inode,
+            shared: permissions[3] == UInt8(ascii: "s"), fileOffset: UInt64(fileOffset), inode: inode,
             path: String(decoding: line[index...], as: UTF8.self))
     }
 

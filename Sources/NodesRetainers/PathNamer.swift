@@ -21,7 +21,11 @@ struct PathNamer {
         var referred: [Int32] = []
         var closures: [Bool] = []
         if case .word(let address, let region)? = path.root {
-            hops.append(rootHop(address: address, region: region))
+            var hop = rootHop(address: address, region: region)
+            if case .closureContext = graph.shape(of: path.start), address >= 8, let function = graph.snapshot.word(at: address &- 8) {
+                hop.closure = codeSite(function)
+            }
+            hops.append(hop)
             referred.append(path.start)
             closures.append(false)
         }
@@ -34,13 +38,17 @@ struct PathNamer {
             case .array, .dictionary, .set:
                 let element = elementReference(in: edge.holder, at: edge.offset, shape: shape)
                 let closure = isClosure(in: edge.holder, at: edge.offset, shape: shape)
+                let site = closureSite(in: edge.holder, at: edge.offset, referring: next)
                 if !hops.isEmpty {
                     hops[hops.count - 1].reference += element
+                    hops[hops.count - 1].closure = site
                     referred[referred.count - 1] = next
                     closures[closures.count - 1] = closure
                     continue
                 }
-                hops.append(holderHop(edge.holder, shape: shape, reference: element))
+                var hop = holderHop(edge.holder, shape: shape, reference: element)
+                hop.closure = site
+                hops.append(hop)
                 closures.append(closure)
             case .object, .closureContext, .plain, .taskSlab, .task:
                 var hop = holderHop(edge.holder, shape: shape, reference: reference(in: edge.holder, at: edge.offset, shape: shape))
@@ -48,6 +56,7 @@ struct PathNamer {
                     hop.holderKind = .attachedNodeObject
                     hop.holderNodeID = attachedNodeID
                 }
+                hop.closure = closureSite(in: edge.holder, at: edge.offset, referring: next)
                 hops.append(hop)
                 closures.append(isClosure(in: edge.holder, at: edge.offset, shape: shape))
             }
@@ -102,6 +111,30 @@ struct PathNamer {
     private func typeName(of block: Int32, shape: TypeCatalog.Shape) -> String {
         if case .object(let index) = shape { return graph.catalog.classes[index].name }
         return "a \(graph.index.sizes[Int(block)])-byte heap block"
+    }
+
+    // MARK: Closures
+
+    /// Where the code of the closure whose context `next` is stands, when the reference at
+    /// `offset` of `block` is a closure value's context: a closure value is a function pointer
+    /// and then its context, so the word before the reference is the function, if it points
+    /// into an image's code.
+    /// The reference is a closure's when it leads to a closure context, or when it is one of a
+    /// function type (a field, an element, a capture) whose context is the object itself (a
+    /// closure that captures one object only has that object as its context).
+    private func closureSite(in block: Int32, at offset: Int, referring next: Int32) -> ClosureSite? {
+        guard offset >= 8 else { return nil }
+        if case .closureContext = graph.shape(of: next) {
+        } else {
+            guard isClosure(in: block, at: offset, shape: graph.shape(of: block)) else { return nil }
+        }
+        let (base, size) = graph.contents(of: block)
+        guard offset <= size, offset & 7 == 0 else { return nil }
+        return codeSite(base.load(fromByteOffset: offset - 8, as: UInt.self))
+    }
+
+    private func codeSite(_ function: UInt) -> ClosureSite? {
+        graph.snapshot.map.codeSite(of: function).map { ClosureSite(image: $0.image, fileOffset: $0.fileOffset) }
     }
 
     // MARK: References

@@ -81,8 +81,19 @@ final class TypeCatalog {
         var type: Any.Type
         var stride: Int
         var alignment: Int
+        /// The bytes an element uses; past them, up to ``stride``, is padding that nothing
+        /// writes, where a stale word of a freed block may lie, never a reference.
+        var size: Int = 0
         /// Whether an element may hold a strong reference.
         var scanned: Bool
+
+        /// Whether a word of an element lies (in part) in its padding: an element of 17 bytes in
+        /// a stride of 24 has its third word mostly padding. Such elements are scanned one by one,
+        /// their whole words within ``size`` only.
+        var hasPadding: Bool { size < stride || size % 8 != 0 }
+
+        /// The bytes of an element to scan: its size (all of its stride when its size is not known).
+        var used: Int { size > 0 ? min(size, stride) : stride }
     }
 
     private(set) var classes: [ClassInfo] = []
@@ -379,7 +390,8 @@ final class TypeCatalog {
     private func elementInfo(_ type: Any.Type) -> ElementInfo {
         let layout = Self.layout(of: type)
         return ElementInfo(
-            type: type, stride: max(1, layout.stride), alignment: max(1, layout.alignment), scanned: Self.mayHoldReferences(type))
+            type: type, stride: max(1, layout.stride), alignment: max(1, layout.alignment), size: max(0, layout.size),
+            scanned: Self.mayHoldReferences(type))
     }
 
     /// Whether values of `type` may hold a strong reference: anything that is not plain data,

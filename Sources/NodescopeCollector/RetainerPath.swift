@@ -70,11 +70,16 @@ public struct RetainerPath: Sendable, Equatable, Codable {
         /// both are of one type. Nil when the collector did not know the node. Shown, not
         /// compared: it is no part of a path's equality, nor of a fingerprint.
         public var holderNodePath: [String]?
+        /// When the reference is a stored closure's context: where the closure's code is
+        /// (protocol version 3), and once the tools have read the image's symbols, its name and
+        /// source line. Shown, not compared: no part of a path's equality, nor of a fingerprint
+        /// (a rebuilt binary moves its code).
+        public var closure: Closure?
 
         /// Creates a hop.
         public init(
             holderKind: HolderKind, holderNodeID: UInt64? = nil, holder: String, reference: String, isSuspect: Bool = false,
-            holderNodePath: [String]? = nil
+            holderNodePath: [String]? = nil, closure: Closure? = nil
         ) {
             self.holderKind = holderKind
             self.holderNodeID = holderNodeID
@@ -82,14 +87,48 @@ public struct RetainerPath: Sendable, Equatable, Codable {
             self.reference = reference
             self.isSuspect = isSuspect
             self.holderNodePath = holderNodePath
+            self.closure = closure
         }
 
-        /// Hops are equal when the host said the same: the collector's ``holderNodePath`` is
-        /// left out.
+        /// Hops are equal when the host said the same: the collector's ``holderNodePath`` and
+        /// the ``closure`` are left out.
         public static func == (lhs: Hop, rhs: Hop) -> Bool {
             lhs.holderKind == rhs.holderKind && lhs.holderNodeID == rhs.holderNodeID && lhs.holder == rhs.holder
                 && lhs.reference == rhs.reference && lhs.isSuspect == rhs.isSuspect
         }
+    }
+
+    /// A stored closure on a path: where its code is, as the host found it, and what the tools'
+    /// symbolizer says of it (its symbol, `closure #1 in ProfileContextImp.didBecomeActive()`,
+    /// and where it is written), when they could read the image.
+    public struct Closure: Sendable, Equatable, Codable {
+        /// The file the closure's code is mapped from, as the host names it.
+        public var image: String
+        /// The code's offset in that file.
+        public var fileOffset: UInt64
+        /// The closure's name, demangled and shortened, when the image's symbols name it.
+        public var symbol: String?
+        /// The source file that defines the closure, as the debug information names it.
+        public var file: String?
+        /// The line of the closure in ``file``.
+        public var line: Int?
+        /// The column, when known.
+        public var column: Int?
+
+        /// Creates a closure.
+        public init(
+            image: String, fileOffset: UInt64, symbol: String? = nil, file: String? = nil, line: Int? = nil, column: Int? = nil
+        ) {
+            self.image = image
+            self.fileOffset = fileOffset
+            self.symbol = symbol
+            self.file = file
+            self.line = line
+            self.column = column
+        }
+
+        /// The site the host sent.
+        public var site: ClosureSite { ClosureSite(image: image, fileOffset: fileOffset) }
     }
 
     /// The index of the node's object that the path is about.
@@ -126,13 +165,28 @@ public struct RetainerPath: Sendable, Equatable, Codable {
             hops: frame.hops.map { hop in
                 Hop(
                     holderKind: HolderKind(hop.holderKind), holderNodeID: hop.holderNodeID == 0 ? nil : hop.holderNodeID,
-                    holder: hop.holder, reference: hop.reference, isSuspect: hop.isSuspect)
+                    holder: hop.holder, reference: hop.reference, isSuspect: hop.isSuspect,
+                    closure: hop.closure.map { Closure(image: $0.image, fileOffset: $0.fileOffset) })
             },
             cutShort: frame.cutShort, note: frame.note, elapsedMicros: frame.elapsedMicros)
     }
 
     /// The position of the hop marked as the reference to cut, if one is.
     public var suspectIndex: Int? { hops.firstIndex(where: \.isSuspect) }
+
+    /// The closure that the suspect reference keeps, named: the first named closure at or after
+    /// the suspect reference on the path (stored there, or kept by what it refers to: a timer's
+    /// block, a closure that a reabstraction thunk's context holds); when none follows and the
+    /// suspect is a capture of a closure context, the closure whose context it is. Nil when no
+    /// named closure is there. Its source line is the line a developer changes.
+    public var suspectClosure: Closure? {
+        guard let suspect = suspectIndex else { return nil }
+        if let closure = hops[suspect...].lazy.compactMap(\.closure).first(where: { $0.symbol != nil }) { return closure }
+        guard hops[suspect].holderKind == .closureContext else { return nil }
+        // In a cycle the hop before the first is the last (the path leads back to its start).
+        let before = suspect > 0 ? suspect - 1 : (verdict == .cycle ? hops.count - 1 : nil)
+        return before.flatMap { hops[$0].closure }.flatMap { $0.symbol == nil ? nil : $0 }
+    }
 
     /// The hop that names the path in a fingerprint and in short notes: the suspect hop, else
     /// the first hop; nil for a path without hops.
@@ -213,7 +267,7 @@ extension RetainersFrame {
             hops: path.hops.map { hop in
                 RetainerHop(
                     holderKind: RetainerHolderKind(hop.holderKind), holderNodeID: hop.holderNodeID ?? 0, holder: hop.holder,
-                    reference: hop.reference, isSuspect: hop.isSuspect)
+                    reference: hop.reference, isSuspect: hop.isSuspect, closure: hop.closure?.site)
             })
     }
 }

@@ -147,7 +147,7 @@ package struct ControlClient: ~Copyable {
     }
 
     private mutating func handshake(path: String) async throws {
-        // The control frames are the same in versions 1 and 2: a hello of version 1 is accepted
+        // The control frames are the same in versions 1 to 3: a hello of version 1 is accepted
         // by every collector, old or new (docs/PROTOCOL.md, section 9).
         try await send(
             .hello(

@@ -146,13 +146,46 @@ package struct TreeJSON {
         raw("}")
     }
 
+    /// `"closure":{…}` with the keys in sorted order, the unknown ones left out.
+    private mutating func write(_ closure: RetainerPath.Closure) {
+        raw("\"closure\":{")
+        if let column = closure.column {
+            raw("\"column\":")
+            number(UInt64(clamping: column))
+            raw(",")
+        }
+        if let file = closure.file {
+            raw("\"file\":")
+            string(file)
+            raw(",")
+        }
+        raw("\"fileOffset\":")
+        number(closure.fileOffset)
+        raw(",\"image\":")
+        string(closure.image)
+        if let line = closure.line {
+            raw(",\"line\":")
+            number(UInt64(clamping: line))
+        }
+        if let symbol = closure.symbol {
+            raw(",\"symbol\":")
+            string(symbol)
+        }
+        raw("}")
+    }
+
     private mutating func write(_ path: RetainerPath) {
         raw(path.cutShort ? "{\"cutShort\":true,\"elapsedMicros\":" : "{\"cutShort\":false,\"elapsedMicros\":")
         number(UInt64(path.elapsedMicros))
         raw(",\"hops\":[")
         for (index, hop) in path.hops.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            raw("{\"holder\":")
+            raw("{")
+            if let closure = hop.closure {
+                write(closure)
+                raw(",")
+            }
+            raw("\"holder\":")
             string(hop.holder)
             raw(",\"holderKind\":")
             string(hop.holderKind.rawValue)

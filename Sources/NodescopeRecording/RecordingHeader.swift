@@ -3,7 +3,7 @@ import NodescopeWire
 /// What a recording says about itself before its first record: the process, its hello's
 /// clocks, and the recorder's clocks when the recording started.
 package struct RecordingHeader: Sendable, Equatable {
-    /// The protocol version of the recorded connection (1 or 2).
+    /// The protocol version of the recorded connection (1 to 3).
     package var protocolVersion: UInt16
     /// The host's pid.
     package var pid: UInt32
@@ -85,7 +85,7 @@ package struct RecordingHeader: Sendable, Equatable {
         guard reader.isAtEnd else {
             throw RecordingError(.corrupt, "the header has \(reader.remaining) bytes after its last field")
         }
-        guard clocks <= 2, flags & ~0b11 == 0, (1...2).contains(protocolVersion) else {
+        guard clocks <= 2, flags & ~0b11 == 0, WireLimits.supportedVersions.contains(protocolVersion) else {
             throw RecordingError(
                 .corrupt, "the header holds values outside their range (clocks \(clocks), flags \(flags), version \(protocolVersion))")
         }

@@ -28,7 +28,7 @@ package enum RetainerText {
             lines.append(start + chain(path.hops, objectType: object, first: VisibleText.escaped(path.hops[0].holder)))
             if let suspect = path.suspectIndex {
                 let pad = String(repeating: " ", count: start.count)
-                lines.append(pad + Vocabulary.suspectLine(reference(path.hops[suspect])))
+                lines.append(pad + Vocabulary.suspectLine(reference(path.hops[suspect])) + madeAt(path))
             }
         case .global:
             lines.append(Vocabulary.retainedByGlobal([VisibleText.escaped(path.globalName ?? "?")]))
@@ -38,8 +38,12 @@ package enum RetainerText {
             lines.append(start + holderName(path.hops[0]))
             for (index, hop) in path.hops.enumerated() {
                 let next = index + 1 < path.hops.count ? holderName(path.hops[index + 1]) : object
-                let line = pad + step(hop, to: next)
-                lines.append(hop.isSuspect ? line + "   " + Vocabulary.suspectMark : line)
+                let line =
+                    pad
+                    + step(
+                        hop, to: next,
+                        nextIsContext: path.hops.indices.contains(index + 1) && path.hops[index + 1].holderKind == .closureContext)
+                lines.append(hop.isSuspect ? line + "   " + Vocabulary.suspectMark + madeAt(path) : line)
             }
         case .stack:
             lines.append("held by a thread's stack")
@@ -72,7 +76,7 @@ package enum RetainerText {
             text = lines(path, objectType: objectType)[0]
         }
         if path.verdict != .global, let suspect = path.suspectIndex {
-            text += "; suspect: " + reference(path.hops[suspect])
+            text += "; suspect: " + reference(path.hops[suspect]) + madeAt(path)
         }
         if path.cutShort { text += "; cut short" }
         return text
@@ -98,6 +102,28 @@ package enum RetainerText {
             text = "not analyzed"
         }
         return path.cutShort ? text + " (cut short)" : text
+    }
+
+    /// A closure as a developer finds it: `closure #1 in ProfileContextImp.didBecomeActive()
+    /// (ProfileNode.swift:20)`; its source as `root` makes it relative when given, else by the
+    /// file's name. Nil when the tools could not name it (its image unreadable, stripped).
+    package static func closureName(_ closure: RetainerPath.Closure, root: String? = nil) -> String? {
+        guard let symbol = closure.symbol else { return nil }
+        guard let location = closureLocation(closure, root: root) else { return VisibleText.escaped(symbol) }
+        return "\(VisibleText.escaped(symbol)) (\(VisibleText.escaped(location)))"
+    }
+
+    /// `ProfileNode.swift:20` (or relative to `root`): where a closure is written, when known.
+    package static func closureLocation(_ closure: RetainerPath.Closure, root: String? = nil) -> String? {
+        guard let file = closure.file, let line = closure.line, line > 0 else { return nil }
+        return SourcePaths.text(SourceSite(file: file, line: UInt32(clamping: line)), root: root)
+    }
+
+    /// `, made at ProfileNode.swift:20`: where the closure that the suspect reference keeps is
+    /// written, the line to change; empty when unknown.
+    package static func madeAt(_ path: RetainerPath, root: String? = nil) -> String {
+        guard let closure = path.suspectClosure, let location = closureLocation(closure, root: root) else { return "" }
+        return ", made at \(VisibleText.escaped(location))"
     }
 
     /// A hop's holder and reference as one name: `Session.listeners[3]` for a field or an
@@ -149,8 +175,9 @@ package enum RetainerText {
         var text = first ?? ""
         for index in hops.indices {
             let next = index + 1 < hops.count ? holderName(hops[index + 1]) : objectType
-            if !text.isEmpty { text += " " }
-            text += step(hops[index], to: next)
+            text += text.isEmpty ? "" : " "
+            let nextIsContext = index + 1 < hops.count ? hops[index + 1].holderKind == .closureContext : false
+            text += step(hops[index], to: next, nextIsContext: nextIsContext)
         }
         return text
     }
@@ -168,9 +195,17 @@ package enum RetainerText {
     }
 
     /// `─ .listeners[3] ─▶ Session`: a hop's reference and where it leads; `─▶ Session` when
-    /// the holder itself is the reference (a global variable, a stack slot).
-    private static func step(_ hop: RetainerPath.Hop, to next: String) -> String {
-        guard !hop.reference.isEmpty else { return "\(Vocabulary.referenceArrow) \(next)" }
-        return "\(Vocabulary.referenceLead) \(VisibleText.escaped(hop.reference)) \(Vocabulary.referenceArrow) \(next)"
+    /// the holder itself is the reference (a global variable, a stack slot). A closure's context
+    /// is named by its closure when the tools named it: `─ .listeners[0] ─▶ closure #1 in
+    /// ProfileContextImp.didBecomeActive() (ProfileNode.swift:20)`.
+    private static func step(_ hop: RetainerPath.Hop, to next: String, nextIsContext: Bool) -> String {
+        var (reference, next) = (VisibleText.escaped(hop.reference), next)
+        if let name = hop.closure.flatMap({ closureName($0) }) {
+            // The closure's context is the next holder (a box of its captures), or, for a
+            // closure that captures one object only, that object itself.
+            if nextIsContext { next = name } else { reference += ": " + name }
+        }
+        guard !reference.isEmpty else { return "\(Vocabulary.referenceArrow) \(next)" }
+        return "\(Vocabulary.referenceLead) \(reference) \(Vocabulary.referenceArrow) \(next)"
     }
 }

@@ -47,8 +47,9 @@ package struct WebViewServer: Sendable {
         /// `at` (its end when there is none).
         func source(at request: Request) throws -> any TreeSource {
             switch self {
-            case .collector(let socketPath): return CollectorSource(socketPath: socketPath)
-            case .recording(let recording): return RecordedInstant(recording.replay(at: try WebViewServer.instant(of: request).0))
+            case .collector(let socketPath): return NamedClosures(CollectorSource(socketPath: socketPath))
+            case .recording(let recording):
+                return NamedClosures(RecordedInstant(recording.replay(at: try WebViewServer.instant(of: request).0)))
             }
         }
 

@@ -109,12 +109,16 @@ public struct FrameEncoder: Sendable {
             writer.write(retainers.note, limit: RetainersFrame.maxNoteBytes)
             let hops = retainers.hops.prefix(RetainersFrame.maxHops)
             writer.write(UInt16(hops.count))
-            for hop in hops {
+            for (hop, site) in zip(hops, retainers.sentClosureSites) {
                 writer.write(hop.holderKind.rawValue)
                 writer.write(hop.holderNodeID)
                 writer.write(hop.holder, limit: RetainersFrame.maxLabelBytes)
                 writer.write(hop.reference, limit: RetainersFrame.maxLabelBytes)
-                writer.write(UInt8(hop.isSuspect ? 0b1 : 0))
+                writer.write(UInt8(hop.isSuspect ? 0b1 : 0) | (site == nil ? 0 : 0b10))
+                if let site {
+                    writer.write(site.image, limit: RetainersFrame.maxImageBytes)
+                    writer.write(site.fileOffset)
+                }
             }
         case .explain(let explain):
             let nodes = explain.nodeIDs.prefix(ExplainFrame.maxNodes)
@@ -175,9 +179,10 @@ public struct FrameEncoder: Sendable {
         case .heartbeat: return 8
         case .retainers(let retainers):
             var size = 8 + 2 + 1 + 1 + 4 + ByteWriter.encodedLength(of: retainers.note, limit: RetainersFrame.maxNoteBytes) + 2
-            for hop in retainers.hops.prefix(RetainersFrame.maxHops) {
+            for (hop, site) in zip(retainers.hops.prefix(RetainersFrame.maxHops), retainers.sentClosureSites) {
                 size += 1 + 8 + ByteWriter.encodedLength(of: hop.holder, limit: RetainersFrame.maxLabelBytes)
                 size += ByteWriter.encodedLength(of: hop.reference, limit: RetainersFrame.maxLabelBytes) + 1
+                if let site { size += ByteWriter.encodedLength(of: site.image, limit: RetainersFrame.maxImageBytes) + 8 }
             }
             return size
         case .explain(let explain): return 4 + 2 + 8 * min(explain.nodeIDs.count, ExplainFrame.maxNodes)

@@ -1,4 +1,4 @@
-/// The type byte of every frame defined by protocol versions 1 and 2.
+/// The type byte of every frame defined by protocol versions 1 to 3.
 ///
 /// The ranges are fixed: `0x01...0x0F` handshake, `0x10...0x3F` host stream, `0x40...0x5F` control.
 /// Any other byte is an unknown type, and a peer closes the connection on it. A frame type of

@@ -194,19 +194,31 @@ enum PayloadDecoder {
         }
         var hops: [RetainerHop] = []
         hops.reserveCapacity(hopCount)
+        var sites = 0
         for _ in 0..<hopCount {
             let kind = try reader.readEnum(RetainerHolderKind.self, "holderKind")
             let holderNodeID = try reader.readUInt64("holderNodeID")
             let holder = try reader.readString("holder", limit: RetainersFrame.maxLabelBytes)
             let reference = try reader.readString("reference", limit: RetainersFrame.maxLabelBytes)
             let hopFlags = try reader.readUInt8("hopFlags")
-            guard hopFlags & ~0b1 == 0 else {
-                throw reader.invalid("hopFlags", "0x\(ByteReader.hex(hopFlags))", allowed: "only bit 0, suspect, is defined")
+            guard hopFlags & ~0b11 == 0 else {
+                throw reader.invalid(
+                    "hopFlags", "0x\(ByteReader.hex(hopFlags))", allowed: "only bits 0 (suspect) and 1 (closure site) are defined")
+            }
+            var closure: ClosureSite?
+            if hopFlags & 0b10 != 0 {
+                sites += 1
+                guard sites <= RetainersFrame.maxClosureSites else {
+                    throw reader.invalid(
+                        "hopFlags", "a closure site", allowed: "at most \(RetainersFrame.maxClosureSites) closure sites a path")
+                }
+                let image = try reader.readString("image", limit: RetainersFrame.maxImageBytes)
+                closure = ClosureSite(image: image, fileOffset: try reader.readUInt64("fileOffset"))
             }
             hops.append(
                 RetainerHop(
                     holderKind: kind, holderNodeID: holderNodeID, holder: holder, reference: reference,
-                    isSuspect: hopFlags & 0b1 != 0))
+                    isSuspect: hopFlags & 0b1 != 0, closure: closure))
         }
         return RetainersFrame(
             nodeID: nodeID, objectIndex: objectIndex, verdict: verdict, cutShort: flags & 0b1 != 0,

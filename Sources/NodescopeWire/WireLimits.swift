@@ -1,4 +1,4 @@
-/// Fixed limits and constants of the Nodescope wire protocol (versions 1 and 2).
+/// Fixed limits and constants of the Nodescope wire protocol (versions 1 to 3).
 ///
 /// Both ends enforce these limits; a peer that exceeds one is closed.
 public enum WireLimits {
@@ -15,11 +15,12 @@ public enum WireLimits {
     public static let maxBodyBytes = maxFrameLength - 32
 
     /// The newest protocol version spoken by this implementation, the one its hellos name.
-    public static let protocolVersion: UInt16 = 2
+    public static let protocolVersion: UInt16 = 3
 
     /// Every protocol version this implementation speaks. A connection speaks the lower of the
-    /// peer's version and ``protocolVersion``; a peer of version 1 never sees a version 2 frame.
-    public static let supportedVersions: ClosedRange<UInt16> = 1...2
+    /// peer's version and ``protocolVersion``; a peer of version 1 never sees a version 2 frame,
+    /// nor one of version 2 a closure site (version 3).
+    public static let supportedVersions: ClosedRange<UInt16> = 1...3
 
     /// The four ASCII bytes `NSCP` (`4E 53 43 50`) that open every hello payload.
     public static let magic: [UInt8] = [0x4E, 0x53, 0x43, 0x50]

@@ -1,4 +1,4 @@
-/// One decoded frame of the Nodescope protocol (versions 1 and 2).
+/// One decoded frame of the Nodescope protocol (versions 1 to 3).
 ///
 /// Each case corresponds to one ``FrameType``. ``FrameEncoder`` turns a message into bytes and
 /// ``FrameDecoder`` turns bytes back into messages.

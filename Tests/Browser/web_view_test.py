@@ -27,6 +27,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 BUILD = os.path.abspath(sys.argv[1])
+# The repository, for the samples' sources.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPTIONS = None  # the Chromium options of the main driver, for a second window
 SHOTS = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
 passed, failed = 0, 0
@@ -297,6 +299,13 @@ def main():
               leak is not None and "ProfileFlow" in leak.text, leak.text if leak else "")
         retainers = until(lambda: ".listeners[0]" in driver.find_element(By.ID, "leak-list").text, 20)
         check("the leak shows what holds it", retainers, driver.find_element(By.ID, "leak-list").text)
+        source_line = next(i + 1 for i, line in enumerate(open(os.path.join(ROOT, "Samples/sample-nodes/ProfileNode.swift")))
+                           if "session.onChange { user in self.displayName" in line)
+        named = until(lambda: "closure #1 in ProfileContextImp.didBecomeActive() (ProfileNode.swift:%d)" % source_line
+                      in driver.find_element(By.ID, "leak-list").text, 20)
+        check("the leak panel names the closure by its source and says the line to change",
+              named and ("change ProfileNode.swift:%d" % source_line) in driver.find_element(By.ID, "leak-list").text,
+              driver.find_element(By.ID, "leak-list").text)
         check("the tree marks the leaked node", until(
             lambda: any("LEAKED" in r.text and "held by Session.listeners[0]" in r.text for r in rows(driver))))
         if SHOTS:

@@ -63,6 +63,10 @@ struct LeakWaysTests {
         // Five leaks fail the gate; the node kept by a global is reported apart and not counted.
         #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
 
+        let ways = try String(
+            contentsOf: URL(fileURLWithPath: package).appendingPathComponent("Sources/LeakWays/Ways.swift"), encoding: .utf8)
+        let closureLine = ways.split(separator: "\n", omittingEmptySubsequences: false)
+            .firstIndex { $0.contains("root?.callbacks.append { self.count += 1 }") }.map { $0 + 1 }
         let data = try Data(contentsOf: json)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let leaks = report["leaks"] as? [[String: Any]] ?? []
@@ -83,6 +87,13 @@ struct LeakWaysTests {
             #expect(hops == expected.hops, "\(path)")
             #expect(found["suspectHop"] as? Int == expected.suspect, "\(path)")
             #expect((leak["retainedByGlobal"] as? Bool) == (expected.verdict == "global"), "\(path)")
+            // The package's own closure: named by its symbol and the line that makes it.
+            if path.hasSuffix("<ClosureContext>") {
+                let closure = found["suspectClosure"] as? [String: Any]
+                #expect(closure?["symbol"] as? String == "closure #1 in ClosureContext.didBecomeActive()", "\(found)")
+                #expect((closure?["file"] as? String)?.hasSuffix("Sources/LeakWays/Ways.swift") == true, "\(found)")
+                #expect(closure?["line"] as? Int == closureLine, "\(found)")
+            }
         }
     }
 }

@@ -49,23 +49,27 @@ struct AgentLinkTests {
         #expect(zip(attempts, attempts.dropFirst()).allSatisfy { $1 - $0 >= 10 * second && $1 - $0 < 11 * second })
     }
 
-    @Test func aCollectorOfVersionOneIsGreetedAgainAtOnceInVersionOne() {
+    @Test func anOlderCollectorIsGreetedAgainAtOnceOneVersionLower() {
         var link = AgentLink(settings: AgentSettings(mode: .explicit, socketPath: "/run/nodescope/c.sock"))
-        #expect(link.helloVersion == 2)
-        var action = link.tick(now: 0)
-        #expect(action == .examineSocket)
-        action = link.socketExamined(AgentLink.SocketFile(inode: 1, modified: 1), now: 0)
-        action = link.connectFinished(.connected, now: 0)
-        action = link.helloSent(complete: true, now: 0)
-        action = link.answerRead(.refused("speaks version 1", versionUnsupported: true), now: ms)
-        // Closed without a log line, and the next attempt comes at once, saying hello in version 1.
-        #expect(action == .close(log: nil))
-        #expect(link.helloVersion == 1)
-        #expect(link.tick(now: ms) == .examineSocket)
-        _ = link.socketExamined(AgentLink.SocketFile(inode: 1, modified: 1), now: ms)
-        _ = link.connectFinished(.connected, now: ms)
-        _ = link.helloSent(complete: true, now: ms)
-        _ = link.answerRead(.accepted(graceNanos: second, holdsExit: false, version: 1), now: 2 * ms)
+        #expect(link.helloVersion == 3)
+        var now: UInt64 = 0
+        // A collector of version 1: refused in 3, then in 2, then accepted in 1, each at once.
+        for refusedVersion in [UInt16(3), 2] {
+            #expect(link.tick(now: now) == .examineSocket)
+            _ = link.socketExamined(AgentLink.SocketFile(inode: 1, modified: 1), now: now)
+            _ = link.connectFinished(.connected, now: now)
+            _ = link.helloSent(complete: true, now: now)
+            now += ms
+            let action = link.answerRead(.refused("speaks version 1", versionUnsupported: true), now: now)
+            // Closed without a log line, and the next attempt comes at once, one version lower.
+            #expect(action == .close(log: nil))
+            #expect(link.helloVersion == refusedVersion - 1)
+        }
+        #expect(link.tick(now: now) == .examineSocket)
+        _ = link.socketExamined(AgentLink.SocketFile(inode: 1, modified: 1), now: now)
+        _ = link.connectFinished(.connected, now: now)
+        _ = link.helloSent(complete: true, now: now)
+        _ = link.answerRead(.accepted(graceNanos: second, holdsExit: false, version: 1), now: now + ms)
         #expect(link.stream.protocolVersion == 1)
         // A refusal of version 1 itself is an ordinary refusal: logged once, retried later.
         var old = AgentLink(settings: AgentSettings(mode: .explicit, socketPath: "/run/nodescope/c.sock"))

@@ -72,7 +72,12 @@ struct TreeJSONTests {
                             RetainerPath.Hop(
                                 holderKind: RetainerPath.HolderKind.allCases[random.below(8)],
                                 holderNodeID: maybe { random.next() }, holder: word(), reference: word(),
-                                isSuspect: random.chance(30))
+                                isSuspect: random.chance(30),
+                                closure: maybe {
+                                    RetainerPath.Closure(
+                                        image: word(), fileOffset: random.next(), symbol: maybe { word() }, file: maybe { word() },
+                                        line: maybe { random.below(100_000) }, column: maybe { random.below(200) })
+                                })
                         }, cutShort: random.chance(20), note: word(), elapsedMicros: UInt32(random.next() >> 32))
                 }
             }

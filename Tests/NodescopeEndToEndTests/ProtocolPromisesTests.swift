@@ -23,15 +23,15 @@ struct ProtocolPromisesTests {
         let fixture = try DaemonFixture()
         defer { fixture.stop() }
         // The example of the conformance report (pid 4242, the layout of version 1), in a version
-        // this collector does not speak: 3.
+        // this collector does not speak: 4.
         let reported: [UInt8] =
-            [0x20, 0, 0, 0, 0x01, 0x4E, 0x53, 0x43, 0x50, 0x03, 0x00, 0x01, 0x92, 0x10, 0, 0]
-            + [UInt8](repeating: 0, count: 16) + [0x02, 0x00, 0x76, 0x33]
+            [0x20, 0, 0, 0, 0x01, 0x4E, 0x53, 0x43, 0x50, 0x04, 0x00, 0x01, 0x92, 0x10, 0, 0]
+            + [UInt8](repeating: 0, count: 16) + [0x02, 0x00, 0x76, 0x34]
         let cases: [(bytes: [UInt8], version: UInt16)] = [
-            (reported, 3),
+            (reported, 4),
             (Raw.hello(version: 0, pid: 1, monotonic: 1, name: "v0"), 0),
-            (Raw.frame(0x01, Raw.magic + Raw.u16(3)), 3),  // a version-3 hello shorter than version 1's
-            (Raw.hello(version: 3, pid: 1, monotonic: 1, name: "v3", extra: [1, 2, 3, 4, 5, 6, 7, 8]), 3),
+            (Raw.frame(0x01, Raw.magic + Raw.u16(4)), 4),  // a version-4 hello shorter than version 1's
+            (Raw.hello(version: 4, pid: 1, monotonic: 1, name: "v4", extra: [1, 2, 3, 4, 5, 6, 7, 8]), 4),
         ]
         for (bytes, version) in cases {
             let (messages, closed) = try exchange(bytes, on: fixture.socket)
@@ -40,7 +40,7 @@ struct ProtocolPromisesTests {
                 continue
             }
             #expect(refusal.code == .versionUnsupported)
-            #expect(refusal.reason == "this collector speaks protocol versions 1 to 2, the peer sent \(version)")
+            #expect(refusal.reason == "this collector speaks protocol versions 1 to 3, the peer sent \(version)")
             #expect(closed)
         }
     }

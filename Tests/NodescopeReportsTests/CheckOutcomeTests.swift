@@ -139,7 +139,7 @@ import FoundationXML
             #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil, "\(text)")
         }
         let json = try #require(try JSONSerialization.jsonObject(with: Data(ReportJSON.render(result).utf8)) as? [String: Any])
-        #expect(json["schemaVersion"] as? Int == 4)
+        #expect(json["schemaVersion"] as? Int == 5)
         #expect((json["commandResult"] as? [String: Any])?["signalName"] as? String == "SIGABRT")
         #expect(json["exitCode"] as? Int == 134)
         #expect(json["failure"] as? String == "command")

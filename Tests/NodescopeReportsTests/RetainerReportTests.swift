@@ -207,30 +207,35 @@ import FoundationXML
                           "holderNodeID": 1,
                           "holder": "AppFlowImp",
                           "reference": ".component",
-                          "isSuspect": false
+                          "isSuspect": false,
+                          "closure": null
                         },
                         {
                           "holderKind": "object",
                           "holderNodeID": null,
                           "holder": "AppComponent",
                           "reference": ".shared[\\"session\\"]",
-                          "isSuspect": false
+                          "isSuspect": false,
+                          "closure": null
                         },
                         {
                           "holderKind": "object",
                           "holderNodeID": null,
                           "holder": "Session",
                           "reference": ".listeners[3]",
-                          "isSuspect": true
+                          "isSuspect": true,
+                          "closure": null
                         },
                         {
                           "holderKind": "closureContext",
                           "holderNodeID": null,
                           "holder": "closure context",
                           "reference": "capture",
-                          "isSuspect": false
+                          "isSuspect": false,
+                          "closure": null
                         }
                       ],
+                      "suspectClosure": null,
                       "text": "held by AppFlowImp (attached node) ─ .component ─▶ AppComponent ─ .shared[\\"session\\"] ─▶ Session ─ .listeners[3] ─▶ closure context ─ capture ─▶ ProfileContextImp; suspect: Session.listeners[3]"
                     }
                   ],
@@ -238,7 +243,7 @@ import FoundationXML
             """
         #expect(json.contains(expectedRetainers), "\(json)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        #expect(object["schemaVersion"] as? Int == 4)
+        #expect(object["schemaVersion"] as? Int == 5)
         #expect(object["countGlobals"] as? Bool == false)
         let summary = try #require(object["summary"] as? [String: Any])
         #expect(summary["newLeaks"] as? Int == 1)

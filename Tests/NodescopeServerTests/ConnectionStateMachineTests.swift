@@ -39,13 +39,13 @@ struct ConnectionStateMachineTests {
 
     @Test func aHelloThatCannotBeDecodedIsRefusedByItsAnnouncedVersion() {
         var machine = ConnectionStateMachine()
-        let error = WireError(.unsupportedVersion, "hello names protocol version 3; this side speaks versions 1 to 2")
-        guard case .refuse(let code, let reason) = machine.undecodableFirstFrame(error, announcedVersion: 3) else {
+        let error = WireError(.unsupportedVersion, "hello names protocol version 4; this side speaks versions 1 to 3")
+        guard case .refuse(let code, let reason) = machine.undecodableFirstFrame(error, announcedVersion: 4) else {
             Issue.record("expected a refusal")
             return
         }
         #expect(code == .versionUnsupported)
-        #expect(reason == "this collector speaks protocol versions 1 to 2, the peer sent 3")
+        #expect(reason == "this collector speaks protocol versions 1 to 3, the peer sent 4")
         var other = ConnectionStateMachine()
         guard case .refuse(let badCode, _) = other.undecodableFirstFrame(WireError(.badMagic, "bad"), announcedVersion: nil)
         else {

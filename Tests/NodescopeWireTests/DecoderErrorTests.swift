@@ -39,11 +39,11 @@ struct DecoderErrorTests {
         ),
         ("bad magic", Bytes.frame(0x01, Bytes.helloPayload(magic: Array("NSCQ".utf8))), .badMagic, "4E 53 43 51"),
         ("short magic", Bytes.frame(0x01, [0x4E, 0x53]), .truncatedPayload, "magic"),
-        ("hello version 3", Bytes.frame(0x01, Bytes.helloPayload(version: 3)), .unsupportedVersion, "hello names protocol version 3"),
+        ("hello version 4", Bytes.frame(0x01, Bytes.helloPayload(version: 4)), .unsupportedVersion, "hello names protocol version 4"),
         (
-            "a longer hello of version 3",
-            Bytes.frame(0x01, Bytes.helloPayload(version: 3) + [1, 2, 3]),
-            .unsupportedVersion, "version 3"
+            "a longer hello of version 4",
+            Bytes.frame(0x01, Bytes.helloPayload(version: 4) + [1, 2, 3]),
+            .unsupportedVersion, "version 4"
         ),
         (
             "accepted version 0",

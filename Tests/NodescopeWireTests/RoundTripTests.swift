@@ -173,10 +173,10 @@ struct RoundTripTests {
                 Hello(
                     role: .host, pid: 0x0A0B_0C0D, monotonicNanos: 1, wallNanos: 2, processName: "é"
                 )))
-        // A hello names the newest version this side speaks: 2.
+        // A hello names the newest version this side speaks: 3.
         let expected: [UInt8] =
             Bytes.le32(32) + [0x01]
-            + [0x4E, 0x53, 0x43, 0x50] + [2, 0] + [1] + [0x0D, 0x0C, 0x0B, 0x0A]
+            + [0x4E, 0x53, 0x43, 0x50] + [3, 0] + [1] + [0x0D, 0x0C, 0x0B, 0x0A]
             + Bytes.le64(1) + Bytes.le64(2) + [2, 0, 0xC3, 0xA9]
         #expect(bytes == expected)
     }

@@ -40,7 +40,8 @@ struct SourceOptions: ParsableArguments {
     func withSource<T: Sendable>(
         for process: String?, command: String, _ body: (any TreeSource) async throws -> T
     ) async throws -> T {
-        if let from { return try await body(Self.open(from, at: replay.at == nil ? nil : try replay.instant())) }
+        // Every source names the closures on its retainer paths (ClosureNaming).
+        if let from { return try await body(NamedClosures(Self.open(from, at: replay.at == nil ? nil : try replay.instant()))) }
         let socket = connection.socketPath
         if process == nil {
             try ControlClient.checkPlace(of: socket)
@@ -52,7 +53,7 @@ struct SourceOptions: ParsableArguments {
             }
         }
         let access = CollectorAccess(socketPath: socket, waitSeconds: waiting.wait, settings: .init())
-        return try await access.run(waitingFor: process) { _ in try await body(CollectorSource(socketPath: socket)) }
+        return try await access.run(waitingFor: process) { _ in try await body(NamedClosures(CollectorSource(socketPath: socket))) }
     }
 
     /// The source a file holds: a recording replayed to `instant` (its end when nil; its

@@ -4,6 +4,7 @@ import NodescopeCollector
 import NodescopeControl
 import NodescopeReports
 import NodescopeServer
+import NodescopeSource
 import Subprocess
 import Synchronization
 import SystemPackage
@@ -72,7 +73,8 @@ struct DemoCommand: AsyncParsableCommand {
             throw error
         }
         await server.stop()
-        let (view, leaks) = finished.closureResult
+        let (view, unnamedLeaks) = finished.closureResult
+        let leaks = await ClosureNaming.shared.named(unnamedLeaks)
         Terminal.write(Terminal.paint("\n── the tree when the sample exited ──\n", .gray))
         Terminal.write(TreeText.render(view))
         Terminal.write(Terminal.paint("\n── leak report ──\n", .gray))

@@ -3,6 +3,7 @@ import NodescopeCollector
 import NodescopeControl
 import NodescopeControlCodec
 import NodescopeReports
+import NodescopeSource
 
 /// `nodescope why PID|NAME PATH`: asks the host, now, what holds a detached node.
 struct WhyCommand: AsyncParsableCommand {
@@ -38,11 +39,12 @@ struct WhyCommand: AsyncParsableCommand {
     func run() async throws {
         let access = CollectorAccess(socketPath: connection.socketPath, waitSeconds: waiting.wait, settings: .init())
         let (process, path) = (self.process, self.path)
-        let explanation = try await access.run(waitingFor: process) { client in
+        var explanation = try await access.run(waitingFor: process) { client in
             try await client.request(
                 .explain, argument: process, rootPath: path, as: ControlBody.Explanation.self,
                 answerWithinSeconds: Self.answerSeconds)
         }
+        explanation.nodes = await ClosureNaming.shared.named(explanation.nodes)
         if json {
             Terminal.write(Terminal.prettyJSON(explanation))
             return

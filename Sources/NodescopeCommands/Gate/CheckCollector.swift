@@ -3,6 +3,7 @@ import Glibc
 import NodescopeCollector
 import NodescopeServer
 import NodescopeSocket
+import NodescopeSource
 
 /// What the private collector of a `check` run saw: every host process, every leak record and,
 /// for each session with a leak, its tree (kept by the collector after the session ended).
@@ -86,12 +87,15 @@ final class CheckCollector: Sendable {
             // Hosts that outlive the command (daemons it started): their pending graces run out now.
             try? await Task.sleep(for: .nanoseconds(graceNanos + 50_000_000))
         }
-        return try await read { collector in
+        var findings = try await read { collector in
             let leaks = collector.leaks(nil)
             var trees: [SessionID: TreeView] = [:]
             for session in Set(leaks.map(\.session)) { trees[session] = collector.tree(session) }
             return CheckFindings(processes: collector.processes(), leaks: leaks, trees: trees, tests: collector.tests(nil))
         }
+        // The closures on retainer paths by their source, on this side, after the run.
+        findings.leaks = await ClosureNaming.shared.named(findings.leaks)
+        return findings
     }
 
     /// The recordings (`check --record`) that could not be written, each as `PATH: REASON`;

@@ -4,7 +4,7 @@ import NodescopeCollector
 /// docs/check-report.schema.json). Keys come in the documented order; absent values are null.
 package enum ReportJSON {
     /// The schema version written in `schemaVersion`.
-    static let schemaVersion: Int64 = 4
+    static let schemaVersion: Int64 = 5
 
     package static func render(_ outcome: CheckOutcome) -> String {
         value(outcome).rendered()
@@ -172,7 +172,7 @@ package enum ReportJSON {
                 "retainers",
                 .array(
                     first.aliveObjects.compactMap { object in
-                        first.retainers(ofObject: object.index).map { retainers($0, of: object) }
+                        first.retainers(ofObject: object.index).map { retainers($0, of: object, root: root) }
                     })
             ),
             ("retainedByGlobal", .bool(group.isRetainedOnlyByGlobals)),
@@ -203,7 +203,7 @@ package enum ReportJSON {
     }
 
     /// One alive object's retainer path: the host's data as it sent it, and the path in words.
-    private static func retainers(_ path: RetainerPath, of object: ObjectInfo) -> ReportJSONValue {
+    private static func retainers(_ path: RetainerPath, of object: ObjectInfo, root: String?) -> ReportJSONValue {
         .object([
             ("objectIndex", .int(Int64(object.index))),
             ("role", .string(object.role)),
@@ -223,10 +223,25 @@ package enum ReportJSON {
                             ("holder", .string(hop.holder)),
                             ("reference", .string(hop.reference)),
                             ("isSuspect", .bool(hop.isSuspect)),
+                            ("closure", hop.closure.map { closure($0, root: root) } ?? .null),
                         ])
                     })
             ),
+            ("suspectClosure", path.suspectClosure.map { closure($0, root: root) } ?? .null),
             ("text", .string(RetainerText.line(path, objectType: object.typeName))),
+        ])
+    }
+
+    /// A stored closure on a path: where its code is, and its name and source when known.
+    private static func closure(_ closure: RetainerPath.Closure, root: String?) -> ReportJSONValue {
+        .object([
+            ("symbol", .string(closure.symbol)),
+            ("file", .string(closure.file)),
+            ("relativePath", .string(closure.file.flatMap { SourcePaths.relative($0, to: root) })),
+            ("line", closure.line.map { .int(Int64($0)) } ?? .null),
+            ("column", closure.column.map { .int(Int64($0)) } ?? .null),
+            ("image", .string(closure.image)),
+            ("fileOffset", .uint(closure.fileOffset)),
         ])
     }
 

@@ -239,7 +239,20 @@ package enum ReportSARIF {
             ),
             ("partialFingerprints", .object([("nodescopeFingerprint/v1", .string(group.fingerprint))])),
         ]
-        var related = relatedLocations(explained)
+        var related = relatedLocations(explained, root: report.sourceRoot)
+        if let closure = group.suspectClosure, let file = closure.file, let line = closure.line, line > 0 {
+            // The line to change: where the closure that the suspect reference keeps is written.
+            let symbol = closure.symbol.map { " (\($0))" } ?? ""
+            related.append(
+                .object([
+                    ("id", .int(Int64(related.count + 1))),
+                    (
+                        "message",
+                        .object([("text", .string("the closure that the suspect reference keeps\(symbol): the line to change"))])
+                    ),
+                    ("physicalLocation", physicalLocation(SourceSite(file: file, line: UInt32(clamping: line)), root: report.sourceRoot)),
+                ]))
+        }
         if let test = group.test {
             var location: [(String, ReportJSONValue)] = [
                 ("id", .int(Int64(related.count + 1))),
@@ -301,7 +314,7 @@ package enum ReportSARIF {
 
     /// One related location per hop of each path: the holder as a logical location (a member,
     /// an element, a global variable, or an object), the hop in words as its message.
-    private static func relatedLocations(_ explained: [(ObjectInfo, RetainerPath)]) -> [ReportJSONValue] {
+    private static func relatedLocations(_ explained: [(ObjectInfo, RetainerPath)], root: String?) -> [ReportJSONValue] {
         var locations: [ReportJSONValue] = []
         for (object, path) in explained {
             for (position, hop) in path.hops.enumerated() {
@@ -313,17 +326,25 @@ package enum ReportSARIF {
                     + "of \(path.hops.count): \(RetainerText.reference(hop)) \(Vocabulary.referenceArrow) \(next)"
                 if hop.isSuspect { message += " (\(Vocabulary.suspect))" }
                 let (name, qualified, kind) = logicalLocation(of: hop)
+                // A stored closure's hop is also where the closure is written.
+                var physical: [(String, ReportJSONValue)] = []
+                if let closure = hop.closure, let file = closure.file, let line = closure.line, line > 0 {
+                    message += "; the closure: " + (RetainerText.closureName(closure, root: root) ?? "")
+                    physical = [("physicalLocation", physicalLocation(SourceSite(file: file, line: UInt32(clamping: line)), root: root))]
+                }
                 locations.append(
-                    .object([
-                        ("id", .int(Int64(locations.count + 1))),
-                        ("message", .object([("text", .string(message))])),
-                        (
-                            "logicalLocations",
-                            .array([
-                                .object([("name", .string(name)), ("fullyQualifiedName", .string(qualified)), ("kind", .string(kind))])
-                            ])
-                        ),
-                    ]))
+                    .object(
+                        [
+                            ("id", .int(Int64(locations.count + 1))),
+                            ("message", .object([("text", .string(message))])),
+                        ] + physical + [
+                            (
+                                "logicalLocations",
+                                .array([
+                                    .object([("name", .string(name)), ("fullyQualifiedName", .string(qualified)), ("kind", .string(kind))])
+                                ])
+                            )
+                        ]))
             }
         }
         return locations

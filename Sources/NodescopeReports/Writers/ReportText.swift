@@ -46,6 +46,10 @@ package enum ReportText {
             }
             lines.append("  alive:       \(VisibleText.escaped(group.aliveText))")
             lines += group.retainerLines
+            if let closure = group.suspectClosure, let location = RetainerText.closureLocation(closure, root: report.sourceRoot) {
+                let symbol = closure.symbol.map { "  (\(VisibleText.escaped($0)))" } ?? ""
+                lines.append("  change:      \(VisibleText.escaped(location))\(symbol)")
+            }
             if uncountedGlobal { lines.append("  not a leak:  " + Vocabulary.globalNotCounted) }
             switch group.verdict {
             case .leaked:

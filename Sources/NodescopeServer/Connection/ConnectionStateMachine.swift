@@ -81,6 +81,10 @@ struct ConnectionStateMachine {
                 state = .closed
                 return .close("\(type) frames need protocol version \(type.sinceVersion); this connection speaks version \(version)")
             }
+            if case .retainers(let frame) = message, version < 3, frame.hops.contains(where: { $0.closure != nil }) {
+                state = .closed
+                return .close("closure sites in retainers frames need protocol version 3; this connection speaks version \(version)")
+            }
             return .ingest(message)
         case (.host(let version, _), .explained(let explained)):
             guard version >= FrameType.explained.sinceVersion else {

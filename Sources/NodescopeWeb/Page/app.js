@@ -369,6 +369,28 @@ function keyHop(path) {
   return hop.reference.startsWith(".") || hop.reference.startsWith("[") ? hop.holder + hop.reference : hop.holder;
 }
 
+// A closure as the reports name it: `closure #1 in X.f() (File.swift:20)`; null when the tools
+// could not name it (ClosureNaming).
+function closureName(closure) {
+  if (!closure || !closure.symbol) return null;
+  return closure.symbol + (closure.file && closure.line ? " (" + closure.file.split("/").pop() + ":" + closure.line + ")" : "");
+}
+
+// The closure that the suspect reference keeps (RetainerPath.suspectClosure): the first named one
+// at or after the suspect, else the one whose context a suspect capture belongs to.
+function suspectClosure(path) {
+  const hops = path.hops || [];
+  const suspect = hops.findIndex((h) => h.isSuspect);
+  if (suspect < 0) return null;
+  for (let index = suspect; index < hops.length; index++) {
+    if (hops[index].closure && hops[index].closure.symbol) return hops[index].closure;
+  }
+  if (hops[suspect].holderKind !== "closureContext") return null;
+  const before = suspect > 0 ? suspect - 1 : (path.verdict === "cycle" ? hops.length - 1 : -1);
+  const closure = before >= 0 ? hops[before].closure : null;
+  return closure && closure.symbol ? closure : null;
+}
+
 function retainerText(path, objectType) {
   const hops = path.hops || [];
   if (path.verdict === "notAnalyzed") return "not analyzed: " + (path.note || "no reason given");
@@ -377,9 +399,19 @@ function retainerText(path, objectType) {
   if (!hops.length) return path.verdict === "stack" ? "held by a thread's stack" : path.verdict;
   const lines = [(path.verdict === "cycle" ? "retain cycle from " : "held by ") + hops[0].holder];
   hops.forEach((hop, index) => {
-    const next = index + 1 < hops.length ? hops[index + 1].holder : objectType;
-    lines.push("  ─ " + (hop.reference || "(itself)") + " ─▶ " + next + (hop.isSuspect ? "  ◀ suspect" : ""));
+    let next = index + 1 < hops.length ? hops[index + 1].holder : objectType;
+    let reference = hop.reference || "(itself)";
+    const name = closureName(hop.closure);
+    // The closure's context is the next holder, or the object itself for a closure that
+    // captures one object only.
+    if (name && index + 1 < hops.length && hops[index + 1].holderKind === "closureContext") next = name;
+    else if (name) reference += ": " + name;
+    lines.push("  ─ " + reference + " ─▶ " + next + (hop.isSuspect ? "  ◀ suspect" : ""));
   });
+  const closure = suspectClosure(path);
+  if (closure && closure.file && closure.line) {
+    lines.push("change " + closure.file.split("/").pop() + ":" + closure.line + "  (" + closure.symbol + ")");
+  }
   if (path.cutShort) lines.push("cut short" + (path.note ? ": " + path.note : ""));
   return lines.join("\n");
 }

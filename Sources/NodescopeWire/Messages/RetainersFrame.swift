@@ -8,7 +8,9 @@
 ///
 /// Wire layout: u64 nodeID, u16 objectIndex, u8 verdict, u8 flags, u32 elapsedMicros, str note,
 /// u16 hopCount, then per hop: u8 holderKind, u64 holderNodeID, str holder, str reference,
-/// u8 hopFlags. Flag bit 0 is ``cutShort``; hop flag bit 0 is ``RetainerHop/isSuspect``.
+/// u8 hopFlags, and when hop flag bit 1 is set (protocol version 3) the hop's closure site: str
+/// image, u64 fileOffset. Flag bit 0 is ``cutShort``; hop flag bit 0 is
+/// ``RetainerHop/isSuspect``, bit 1 ``RetainerHop/closure``.
 /// ``holder`` and ``reference`` are at most ``maxLabelBytes`` bytes, ``note`` at most
 /// ``maxNoteBytes``, and there are at most ``maxHops`` hops: the encoder cuts longer values, the
 /// decoder rejects them, so a frame always fits the frame limit.
@@ -19,6 +21,10 @@ public struct RetainersFrame: Equatable, Sendable {
     public static let maxLabelBytes = 256
     /// The longest ``note``, in UTF-8 bytes.
     public static let maxNoteBytes = 1_024
+    /// The longest ``ClosureSite/image`` path, in UTF-8 bytes (a longer one is not sent).
+    public static let maxImageBytes = 1_024
+    /// The most hops of a path that carry a ``RetainerHop/closure`` (the first ones are sent).
+    public static let maxClosureSites = 8
 
     /// The detached node, at least 1.
     public var nodeID: UInt64
@@ -51,6 +57,20 @@ public struct RetainersFrame: Equatable, Sendable {
         self.hops = hops
     }
 
+    /// The closure site that each hop sent carries (the first ``maxHops``): a site whose image
+    /// path is too long to send whole is not sent (a cut path names no file), nor are the sites
+    /// beyond the first ``maxClosureSites``, which keeps the frame within its limit.
+    var sentClosureSites: [ClosureSite?] {
+        var count = 0
+        return hops.prefix(Self.maxHops).map { hop in
+            guard let site = hop.closure, site.image.utf8.count <= Self.maxImageBytes, count < Self.maxClosureSites else {
+                return nil
+            }
+            count += 1
+            return site
+        }
+    }
+
     /// The index of the hop marked as the reference most likely to cut, if any.
     public var suspectIndex: Int? { hops.firstIndex(where: \.isSuspect) }
 }
@@ -71,17 +91,40 @@ public struct RetainerHop: Equatable, Sendable {
     public var reference: String
     /// Whether this is the reference a developer most likely has to cut (at most one per path).
     public var isSuspect: Bool
+    /// When the reference is a stored closure's context (a field, an element or a value of a
+    /// function type): where the closure's code is, for the tools to name its source (protocol
+    /// version 3).
+    public var closure: ClosureSite?
 
     /// Creates a hop.
     public init(
         holderKind: RetainerHolderKind, holderNodeID: UInt64 = 0, holder: String, reference: String,
-        isSuspect: Bool = false
+        isSuspect: Bool = false, closure: ClosureSite? = nil
     ) {
         self.holderKind = holderKind
         self.holderNodeID = holderNodeID
         self.holder = holder
         self.reference = reference
         self.isSuspect = isSuspect
+        self.closure = closure
+    }
+}
+
+/// Where a stored closure's code is: the function that a closure value points at, as a place in
+/// a file (the executable or a shared object) that a symbolizer reads on the tools' side. The host
+/// only reads its own memory map for it; naming the closure (`closure #1 in
+/// ProfileContextImp.didBecomeActive()`) and its source line is the tools' work.
+public struct ClosureSite: Equatable, Hashable, Sendable, Codable {
+    /// The file the code is mapped from, as the host's `/proc/self/maps` names it; at most
+    /// ``RetainersFrame/maxImageBytes`` bytes.
+    public var image: String
+    /// The code's offset in that file.
+    public var fileOffset: UInt64
+
+    /// Creates a site.
+    public init(image: String, fileOffset: UInt64) {
+        self.image = image
+        self.fileOffset = fileOffset
     }
 }
 

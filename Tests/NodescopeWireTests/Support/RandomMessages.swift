@@ -72,7 +72,9 @@ struct RandomMessages {
             let hops = (0..<Int.random(in: 0...4, using: &rng)).map { _ in
                 RetainerHop(
                     holderKind: pick(RetainerHolderKind.self), holderNodeID: int(), holder: string(limit: RetainersFrame.maxLabelBytes),
-                    reference: string(limit: RetainersFrame.maxLabelBytes), isSuspect: Bool.random(using: &rng))
+                    reference: string(limit: RetainersFrame.maxLabelBytes), isSuspect: Bool.random(using: &rng),
+                    closure: Bool.random(using: &rng)
+                        ? ClosureSite(image: string(limit: RetainersFrame.maxImageBytes), fileOffset: int() as UInt64) : nil)
             }
             return .retainers(
                 RetainersFrame(

@@ -1,0 +1,131 @@
+import NodescopeCollector
+import NodescopeControlCodec
+import NodescopeSymbols
+import NodescopeWire
+
+/// Names the stored closures on retainer paths the way a developer finds them: the host sends
+/// where a closure's code is (``RetainerPath/Closure``: an image and an offset in it); this
+/// reads the image's symbols and debug information on the tools' side (``ClosureSymbolizer``)
+/// and fills in the closure's symbol and source line. A closure it cannot name (an image gone,
+/// another user's, stripped) keeps its site only, and reports use today's words for it.
+package struct ClosureNaming: Sendable {
+    /// The symbolizer, which keeps what it found.
+    package let symbolizer: ClosureSymbolizer
+
+    package init(symbolizer: ClosureSymbolizer = ClosureSymbolizer()) {
+        self.symbolizer = symbolizer
+    }
+
+    /// One for the process: its cache serves every question.
+    package static let shared = ClosureNaming()
+
+    /// `records` with their closures named.
+    package func named(_ records: [LeakRecord]) async -> [LeakRecord] {
+        let names = await self.names(of: records.flatMap(\.retainers))
+        guard !names.isEmpty else { return records }
+        return records.map { record in
+            var record = record
+            record.retainers = record.retainers.map { Self.fill($0, names) }
+            return record
+        }
+    }
+
+    /// `nodes` with the closures of their retainer paths named.
+    package func named(_ nodes: [NodeInfo]) async -> [NodeInfo] {
+        let names = await self.names(of: nodes.flatMap { $0.retainers ?? [] })
+        guard !names.isEmpty else { return nodes }
+        return nodes.map { node in
+            var node = node
+            node.retainers = node.retainers?.map { Self.fill($0, names) }
+            return node
+        }
+    }
+
+    /// `view` with the closures of its nodes' retainer paths named.
+    package func named(_ view: TreeView) async -> TreeView {
+        guard view.nodes.contains(where: { $0.retainers?.contains { $0.hops.contains { $0.closure != nil } } ?? false }) else {
+            return view
+        }
+        var view = view
+        view.nodes = await named(view.nodes)
+        return view
+    }
+
+    /// Whether `symbol` names a thunk of the compiler's (`partial apply for thunk for …`,
+    /// `reabstraction thunk helper …`) rather than a closure.
+    static func isThunk(_ symbol: String) -> Bool {
+        symbol.contains("thunk for ") || symbol.hasPrefix("reabstraction thunk") || symbol.hasPrefix("thunk ")
+            || symbol.hasPrefix("partial apply for thunk")
+    }
+
+    private func names(of paths: [RetainerPath]) async -> [ClosureSite: ClosureName] {
+        var sites: [ClosureSite] = []
+        var seen = Set<ClosureSite>()
+        for path in paths {
+            for hop in path.hops {
+                if let site = hop.closure?.site, seen.insert(site).inserted { sites.append(site) }
+            }
+        }
+        guard !sites.isEmpty else { return [:] }
+        return await symbolizer.names(of: sites)
+    }
+
+    private static func fill(_ path: RetainerPath, _ names: [ClosureSite: ClosureName]) -> RetainerPath {
+        var path = path
+        for index in path.hops.indices {
+            guard let site = path.hops[index].closure?.site, let name = names[site] else { continue }
+            // A thunk is the compiler's, not a closure a developer wrote: it keeps its site only
+            // (the app's closure it wraps is named on the hop that its context leads through).
+            guard !Self.isThunk(name.symbol) else { continue }
+            path.hops[index].closure?.symbol = name.symbol
+            path.hops[index].closure?.file = name.file
+            path.hops[index].closure?.line = name.line
+            path.hops[index].closure?.column = name.column
+        }
+        return path
+    }
+}
+
+/// A source whose answers name their closures (``ClosureNaming``): what every reading command
+/// and the web view read through. The tree's JSON body is passed on as the source wrote it
+/// (a collector's is never decoded); typed trees and leak records, and the leaks' JSON, are named.
+package struct NamedClosures: TreeSource {
+    package let base: any TreeSource
+    package let naming: ClosureNaming
+
+    package init(_ base: any TreeSource, naming: ClosureNaming = .shared) {
+        self.base = base
+        self.naming = naming
+    }
+
+    package func processes() async throws -> [ProcessSummary] { try await base.processes() }
+
+    package func tree(of process: String?, rootPath: String, depth: Int?) async throws -> TreeView {
+        await naming.named(try await base.tree(of: process, rootPath: rootPath, depth: depth))
+    }
+
+    package func leaks(of process: String?) async throws -> [LeakRecord] {
+        await naming.named(try await base.leaks(of: process))
+    }
+
+    package func awaitingRelease(of process: String?, settlingWithin seconds: Double) async throws -> Int {
+        try await base.awaitingRelease(of: process, settlingWithin: seconds)
+    }
+
+    package func session(of process: String?) async throws -> SessionID { try await base.session(of: process) }
+
+    package func treeBody(
+        of process: String?, rootPath: String, depth: Int?, eachPart: ([UInt8]) throws -> Void
+    ) async throws {
+        try await base.treeBody(of: process, rootPath: rootPath, depth: depth, eachPart: eachPart)
+    }
+
+    package func processesBody() async throws -> [UInt8] { try await base.processesBody() }
+
+    package func leaksBody(of process: String?) async throws -> [UInt8] {
+        let body = try await base.leaksBody(of: process)
+        // Decoded only when a closure is there to name.
+        guard body.firstRange(of: Array("\"closure\"".utf8)) != nil else { return body }
+        return ControlBody.encode(await naming.named(try ControlBody.decode([LeakRecord].self, from: body)))
+    }
+}
