@@ -129,6 +129,13 @@ public struct RetainerPath: Sendable, Equatable, Codable {
 
         /// The site the host sent.
         public var site: ClosureSite { ClosureSite(image: image, fileOffset: fileOffset) }
+
+        /// Where the closure is written, when the tools found its file and a line (0 is a
+        /// compiler-made place, no line at all).
+        public var source: SourceSite? {
+            guard let file, let line, line > 0 else { return nil }
+            return SourceSite(file: file, line: UInt32(clamping: line))
+        }
     }
 
     /// The index of the node's object that the path is about.

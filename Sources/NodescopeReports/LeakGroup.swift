@@ -84,7 +84,7 @@ package struct LeakGroup: Sendable {
     /// The closure that the first explained suspect reference leads into, when the tools named
     /// where it is written: the line a developer changes (``RetainerPath/suspectClosure``).
     package var suspectClosure: RetainerPath.Closure? {
-        first.retainers.lazy.compactMap(\.suspectClosure).first { $0.file != nil && ($0.line ?? 0) > 0 }
+        first.retainers.lazy.compactMap(\.suspectClosure).first { $0.source != nil }
     }
 
     /// The retainer paths of the first record's alive objects, as report lines (see

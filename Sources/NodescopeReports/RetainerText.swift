@@ -115,8 +115,7 @@ package enum RetainerText {
 
     /// `ProfileNode.swift:20` (or relative to `root`): where a closure is written, when known.
     package static func closureLocation(_ closure: RetainerPath.Closure, root: String? = nil) -> String? {
-        guard let file = closure.file, let line = closure.line, line > 0 else { return nil }
-        return SourcePaths.text(SourceSite(file: file, line: UInt32(clamping: line)), root: root)
+        closure.source.map { SourcePaths.text($0, root: root) }
     }
 
     /// `, made at ProfileNode.swift:20`: where the closure that the suspect reference keeps is

@@ -51,13 +51,6 @@ package struct ClosureNaming: Sendable {
         return view
     }
 
-    /// Whether `symbol` names a thunk of the compiler's (`partial apply for thunk for …`,
-    /// `reabstraction thunk helper …`) rather than a closure.
-    static func isThunk(_ symbol: String) -> Bool {
-        symbol.contains("thunk for ") || symbol.hasPrefix("reabstraction thunk") || symbol.hasPrefix("thunk ")
-            || symbol.hasPrefix("partial apply for thunk")
-    }
-
     private func names(of paths: [RetainerPath]) async -> [ClosureSite: ClosureName] {
         var sites: [ClosureSite] = []
         var seen = Set<ClosureSite>()
@@ -76,7 +69,7 @@ package struct ClosureNaming: Sendable {
             guard let site = path.hops[index].closure?.site, let name = names[site] else { continue }
             // A thunk is the compiler's, not a closure a developer wrote: it keeps its site only
             // (the app's closure it wraps is named on the hop that its context leads through).
-            guard !Self.isThunk(name.symbol) else { continue }
+            guard !name.isThunk else { continue }
             path.hops[index].closure?.symbol = name.symbol
             path.hops[index].closure?.file = name.file
             path.hops[index].closure?.line = name.line

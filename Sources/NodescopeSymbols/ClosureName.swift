@@ -13,12 +13,16 @@ package struct ClosureName: Sendable, Equatable, Codable {
     package var line: Int?
     /// The column, 1-based; nil when unknown.
     package var column: Int?
+    /// Whether the function is a thunk of the compiler's (a reabstraction thunk), not a closure a
+    /// developer wrote: the app's closure is in the thunk's context.
+    package var isThunk: Bool
 
     /// Creates a name.
-    package init(symbol: String, file: String? = nil, line: Int? = nil, column: Int? = nil) {
+    package init(symbol: String, file: String? = nil, line: Int? = nil, column: Int? = nil, isThunk: Bool = false) {
         self.symbol = symbol
         self.file = file
         self.line = line
         self.column = column
+        self.isThunk = isThunk
     }
 }

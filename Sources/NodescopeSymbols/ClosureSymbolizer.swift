@@ -102,7 +102,7 @@ package final class ClosureSymbolizer: Sendable {
                 let place = places[candidate.address] ?? nil
                 let name = ClosureName(
                     symbol: symbols[candidate.mangled] ?? candidate.mangled, file: place?.file, line: place?.line,
-                    column: place?.column)
+                    column: place?.column, isThunk: ThunkName.isThunk(candidate.mangled))
                 answer[candidate.site] = name
                 resolved[candidate.key] = .some(name)
             }

@@ -16,6 +16,16 @@ enum ThunkName {
         return String(name)
     }
 
+    /// Whether `symbol` (or the function a forwarder of it calls) is a thunk of the compiler's,
+    /// a reabstraction thunk (`TR`, `Tr`) above all, rather than a function a developer wrote.
+    static func isThunk(_ symbol: String) -> Bool {
+        var name = Substring(unsuffixed(symbol))
+        guard name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_T") else { return false }
+        if name.hasSuffix("Tm") { name = name.dropLast(2) }
+        if name.hasSuffix("TA") { name = name.dropLast(2) }
+        return name.hasSuffix("TR") || name.hasSuffix("Tr")
+    }
+
     /// `symbol` without a merged-function `Tm` suffix, when it has one; nil otherwise.
     static func unmerged(_ symbol: String) -> String? {
         let name = unsuffixed(symbol)

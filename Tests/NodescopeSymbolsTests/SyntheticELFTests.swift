@@ -106,6 +106,8 @@ final class SyntheticELFTests {
         let thunkName = try #require(names[sites[3]]?.symbol)
         #expect(thunkName.hasPrefix("partial apply for "))
         #expect(thunkName.contains("thunk"))
+        #expect(names[sites[3]]?.isThunk == true)
+        #expect(names[sites[0]]?.isThunk == false)
     }
 
     @Test("an address between functions, or past a sized one, is in none")

@@ -240,7 +240,7 @@ package enum ReportSARIF {
             ("partialFingerprints", .object([("nodescopeFingerprint/v1", .string(group.fingerprint))])),
         ]
         var related = relatedLocations(explained, root: report.sourceRoot)
-        if let closure = group.suspectClosure, let file = closure.file, let line = closure.line, line > 0 {
+        if let closure = group.suspectClosure, let source = closure.source {
             // The line to change: where the closure that the suspect reference keeps is written.
             let symbol = closure.symbol.map { " (\($0))" } ?? ""
             related.append(
@@ -250,7 +250,7 @@ package enum ReportSARIF {
                         "message",
                         .object([("text", .string("the closure that the suspect reference keeps\(symbol): the line to change"))])
                     ),
-                    ("physicalLocation", physicalLocation(SourceSite(file: file, line: UInt32(clamping: line)), root: report.sourceRoot)),
+                    ("physicalLocation", physicalLocation(source, root: report.sourceRoot)),
                 ]))
         }
         if let test = group.test {
@@ -328,9 +328,9 @@ package enum ReportSARIF {
                 let (name, qualified, kind) = logicalLocation(of: hop)
                 // A stored closure's hop is also where the closure is written.
                 var physical: [(String, ReportJSONValue)] = []
-                if let closure = hop.closure, let file = closure.file, let line = closure.line, line > 0 {
+                if let closure = hop.closure, let source = closure.source {
                     message += "; the closure: " + (RetainerText.closureName(closure, root: root) ?? "")
-                    physical = [("physicalLocation", physicalLocation(SourceSite(file: file, line: UInt32(clamping: line)), root: root))]
+                    physical = [("physicalLocation", physicalLocation(source, root: root))]
                 }
                 locations.append(
                     .object(
