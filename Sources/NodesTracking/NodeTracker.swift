@@ -564,9 +564,17 @@ public final class NodeTracker: Sendable {
         }
     }
 
-    /// Runs `body` under the lock once every change recorded before (every one reserved before
-    /// `end`, waiting for those being written, when given) is applied.
+    /// Runs `body` under the lock once every change reserved before the call (before `end`, when
+    /// given) is applied, waiting for those still being written.
+    ///
+    /// Every change reserved before, not only those published: a thread takes this path for its
+    /// own change when the log is full, and another thread's change reserved ahead of it may
+    /// concern the same node (its attach, reserved by the thread that made it, not yet
+    /// published). Applied out of order, a release would find no node and be lost, and its node
+    /// would stay in the tree for ever. A producer between its reservation and its publication
+    /// holds no lock and is a bounded set of stores away, so the wait is short.
     private func withApplied<Result>(through end: UInt64? = nil, _ body: (inout State) -> Result) -> Result {
+        let end = end ?? log.reservedEnd
         let (result, wakePoller) = state.withLock { state in
             let wakePoller = applyLog(through: end, to: &state)
             return (body(&state), wakePoller)

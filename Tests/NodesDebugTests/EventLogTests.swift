@@ -144,4 +144,39 @@ struct EventLogTests {
         }
         withExtendedLifetime(kept) {}
     }
+
+    /// A log of 64 units shared by four threads is full nearly all the time, so changes keep
+    /// taking the locked path while other threads' changes wait in the log, some reserved and not
+    /// yet published. A change applied on the locked path must come after every change reserved
+    /// before it: a release applied ahead of its own node's attach or detach would be lost, and
+    /// the node would stay in the tree for ever.
+    @Test func theLockedPathComesAfterEveryChangeReservedBeforeIt() async {
+        let tracker = NodeTracker(logCapacity: 64)
+        tracker.startRecording()
+        let perThread = 20_000
+        let kept = await withTaskGroup(of: [(NodeID, [SharedPart])].self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    var kept: [(NodeID, [SharedPart])] = []
+                    for index in 0..<perThread {
+                        let objects = [SharedPart(), SharedPart()]
+                        let id = tracker.attach(
+                            objects[0], role: .flow, parts: [NodeTracker.Part(object: objects[1], role: .context)],
+                            parent: nil, kind: .flow, name: "Flow\(thread)-\(index)", site: nil)
+                        tracker.setState(.active, of: id)
+                        if index.isMultiple(of: 1_000) { kept.append((id, objects)) } else { tracker.detach(id) }
+                    }
+                    return kept
+                }
+            }
+            var all: [(NodeID, [SharedPart])] = []
+            for await part in group { all += part }
+            return all
+        }
+        let snapshot = tracker.snapshot()
+        let extra = Set(snapshot.nodes.map(\.id)).subtracting(kept.map(\.0))
+        #expect(extra.isEmpty, "left in the tree: \(extra.sorted { $0.rawValue < $1.rawValue })")
+        for (id, _) in kept { #expect(snapshot.node(id)?.state == .active) }
+        withExtendedLifetime(kept) {}
+    }
 }
