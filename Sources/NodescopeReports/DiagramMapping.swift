@@ -56,14 +56,15 @@ package enum DiagramMapping {
     }
 
     /// The note of a node: its state in words, then, for a detached node whose host sent
-    /// retainer paths, a line per object (`context: held by Session.listeners[3]`), or when
-    /// `full`, each object's path hop by hop.
+    /// retainer paths, a line per object (`context: held by Session.listeners[3]`, and where the
+    /// closure it keeps is written: `, made at ProfileNode.swift:20`), or when `full`, each
+    /// object's path hop by hop.
     static func note(for node: NodeInfo, record: LeakRecord?, full: Bool = false) -> String? {
         guard let state = stateNote(for: node, record: record) else { return nil }
         var lines = [state]
         for (object, path) in explained(node, record: record) {
             guard full else {
-                lines.append("\(role(object)): \(RetainerText.summary(path))")
+                lines.append("\(role(object)): \(RetainerText.summary(path))\(RetainerText.madeAt(path))")
                 continue
             }
             // A label centres its lines: the spaces that align them on a terminal go.

@@ -53,9 +53,12 @@ struct ClosureSitesTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("report.json")
         let sarif = directory.appendingPathComponent("report.sarif")
+        let pictures = directory.appendingPathComponent("svg")
         let run = try CheckRunner.check(
-            ["--json", json.path, "--sarif", sarif.path, "--source-root", repositoryRoot.path, "--", CheckRunner.binary(leak.program)]
-                + leak.arguments,
+            [
+                "--json", json.path, "--sarif", sarif.path, "--svg-dir", pictures.path, "--source-root", repositoryRoot.path,
+                "--", CheckRunner.binary(leak.program),
+            ] + leak.arguments,
             environment: ["NODESCOPE_RETAINER_MS": "20000"], seconds: 120)
         #expect(run.status == 1, "\(run.stderr)")
 
@@ -71,6 +74,13 @@ struct ClosureSitesTests {
         let shortFile = (leak.file as NSString).lastPathComponent
         #expect(run.stderr.contains("\(leak.symbol) (\(shortFile):\(expectedLine))"), "\(run.stderr)")
         #expect(run.stderr.contains("change:      \(leak.file):\(expectedLine)  (\(leak.symbol))"), "\(run.stderr)")
+
+        // SVG: the leak's picture says where the closure is made, on the suspect's line.
+        let drawings = try FileManager.default.contentsOfDirectory(at: pictures, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "svg" }.map { try String(contentsOf: $0, encoding: .utf8) }
+        #expect(
+            drawings.contains { $0.contains("made at \(shortFile):\(expectedLine)") },
+            "\(leak): no picture says made at \(shortFile):\(expectedLine)")
 
         // SARIF: the line to change as a related location, annotated on the file.
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sarif)) as? [String: Any])

@@ -41,4 +41,15 @@ import Testing
                 "         ─ capture ─▶ SettingsContextImp",
             ])
     }
+
+    /// A tree's picture says where the suspect's closure is made, on the object's line.
+    @Test func aDiagramsNoteSaysWhereTheSuspectsClosureIsMade() throws {
+        let node = NodeInfo(
+            id: 2, parent: nil, kind: "SettingsFlow", name: "", status: .leaked,
+            objects: [ObjectInfo(index: 0, role: "context", typeName: "SettingsContextImp", isAlive: true)],
+            attachedAtNanos: 0, detachedAtNanos: 1_000_000_000, depth: 0, retainers: [Self.path(named: true)])
+        let view = TreeView(session: SessionID(rawValue: 1), pid: 1, processName: "p", nodes: [node])
+        let box = try #require(DiagramMapping.diagram(for: view).nodes.first)
+        #expect(box.note?.split(separator: "\n").last == "context: held by Notifications.observers[0], made at SettingsNode.swift:20")
+    }
 }

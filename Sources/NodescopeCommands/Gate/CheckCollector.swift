@@ -93,8 +93,10 @@ final class CheckCollector: Sendable {
             for session in Set(leaks.map(\.session)) { trees[session] = collector.tree(session) }
             return CheckFindings(processes: collector.processes(), leaks: leaks, trees: trees, tests: collector.tests(nil))
         }
-        // The closures on retainer paths by their source, on this side, after the run.
+        // The closures on retainer paths by their source, on this side, after the run; the trees'
+        // too: their leaks' pictures carry the same paths.
         findings.leaks = await ClosureNaming.shared.named(findings.leaks)
+        for (session, tree) in findings.trees { findings.trees[session] = await ClosureNaming.shared.named(tree) }
         return findings
     }
 
