@@ -50,6 +50,9 @@ public final class NodeTracker: Sendable {
         /// it, encoded as they are made (``straight``) or as events into its batch
         /// (``directEvents``).
         var directFeed: (any LogConsumer)?
+        /// Whether ``directFeed`` wants events, read once a round: its consumer, the only one
+        /// to change it, is the thread applying the round.
+        var directFeedWantsEvents = false
         var straight: (any AppliedChangeEncoder)?
         var directEvents: [DebugInformation] = []
     }
@@ -149,6 +152,7 @@ public final class NodeTracker: Sendable {
             // Under the lock: the queue's producer (whoever applies changes) holds it too.
             let dropped = feed.takeQueued(into: &batch)
             state.directFeed = feed
+            state.directFeedWantsEvents = feed.wantsEvents
             let alone = state.sinks.count == 1 && state.sinks[0] === feed
             if alone, dropped == 0, let encoding {
                 for event in batch { encoding.encode(event) }
@@ -652,17 +656,17 @@ public final class NodeTracker: Sendable {
         state.sequence &+= 1
         guard !state.sinks.isEmpty else { return }
         let time = time ?? MonotonicClock.now()
-        if let straight = state.straight, let feed = state.directFeed {
+        if let straight = state.straight, state.directFeed != nil {
             // The log's consumer applying its own log, its feed the only sink (see
             // applyRecorded(for:into:encoding:maximum:)): encoded as made, no event made.
-            guard feed.wantsEvents else { return }
+            guard state.directFeedWantsEvents else { return }
             straight.encode(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
             return
         }
         let event = DebugInformation(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
         for sink in state.sinks {
             if let feed = state.directFeed, sink === feed {
-                if feed.wantsEvents { state.directEvents.append(event) }
+                if state.directFeedWantsEvents { state.directEvents.append(event) }
             } else {
                 sink.receive(event)
             }
