@@ -98,9 +98,15 @@ func ingestThroughSocketMeasured(_ streams: [[UInt8]], eventsEach: Int, recordDi
             close(socket)
         }
     }
+    let giveUp = DispatchTime.now().uptimeNanoseconds + 120_000_000_000
     while true {
         let processes = try await server.withCollector { $0.processes() }
         if processes.count == streams.count, processes.allSatisfy({ $0.eventsIngested >= expected }) { break }
+        guard DispatchTime.now().uptimeNanoseconds < giveUp else {
+            await server.stop()
+            throw CLIFailure(
+                "the collector ingested \(processes.map(\.eventsIngested)) of \(expected) events from \(streams.count) hosts in 120 s")
+        }
         try await Task.sleep(for: .milliseconds(1))
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -134,7 +140,7 @@ private func rawSocketSeconds(_ stream: [UInt8]) -> Double {
             offset += sent
         }
     }
-    done.wait()
+    if done.wait(timeout: .now() + 120) == .timedOut { Bounded.fail("the raw socket's reader did not get the stream in 120 s") }
     close(pair[0])
     close(pair[1])
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -244,6 +250,7 @@ func runLeakLatencyBenchmark(quick: Bool) async throws -> [ReportRow] {
     try await server.start()
     defer { unlink(path) }
     var latencies: [Double] = []
+    var decisions: [Double] = []
     for round in 0..<(quick ? 5 : 20) {
         var encoder = FrameEncoder()
         var bytes: [UInt8] = []
@@ -268,6 +275,8 @@ func runLeakLatencyBenchmark(quick: Bool) async throws -> [ReportRow] {
         // one sends a heartbeat every 20 ms (the agent's pace is 100 ms at most), so the leak
         // is flagged when the first heartbeat past the grace arrives. Bounded: 10 s a round.
         var lastHeartbeat = detachedAt
+        // The first heartbeat past the grace: the one that lets the collector decide.
+        var deciding: UInt64?
         let giveUp = detachedAt + 10_000_000_000
         while true {
             let flagged = try await server.withCollector { collector in
@@ -285,22 +294,32 @@ func runLeakLatencyBenchmark(quick: Bool) async throws -> [ReportRow] {
                 encoder.encode(.heartbeat(monotonicNanos: now), into: &beat)
                 _ = beat.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 lastHeartbeat = now
+                if deciding == nil, now >= detachedAt + grace { deciding = now }
             }
             try await Task.sleep(for: .microseconds(200))
         }
         let seen = DispatchTime.now().uptimeNanoseconds
         latencies.append(Double(seen - detachedAt - grace) / 1e6)
+        if let deciding { decisions.append(Double(seen - deciding) / 1e6) }
         close(socket)
     }
     await server.stop()
     latencies.sort()
+    decisions.sort()
+    guard !decisions.isEmpty else { throw CLIFailure("no leak was flagged after a heartbeat past its grace") }
     return [
+        ReportRow(
+            name: "leak flagged after the heartbeat that passes its grace (\(decisions.count) leaks)",
+            figure: String(
+                format: "%.2f ms median, %.2f ms max (observed by 0.2 ms polling)", decisions[decisions.count / 2],
+                decisions.last ?? 0),
+            target: "a verdict as the watermark passes"),
         ReportRow(
             name: "leak flagged after the grace (200 ms grace, \(latencies.count) leaks)",
             figure: String(
-                format: "%.2f ms median, %.2f ms max after detach + grace (heartbeats every 20 ms, observed by 0.2 ms polling)",
+                format: "%.2f ms median, %.2f ms max after detach + grace (heartbeats every 20 ms)",
                 latencies[latencies.count / 2], latencies.last ?? 0),
-            target: "within grace + 100 ms")
+            target: "within grace + 100 ms"),
     ]
 }
 
