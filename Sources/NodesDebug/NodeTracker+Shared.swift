@@ -6,7 +6,7 @@ extension NodeTracker {
     /// It is created at the first node event of the process, which is when the agent reads the
     /// environment (`NODESCOPE_SOCKET`, `NODESCOPE`) and, if asked, starts.
     public static let shared: NodeTracker = {
-        let tracker = NodeTracker(logCapacity: sharedLogCapacity)
+        let tracker = NodeTracker(logCapacity: sharedLogCapacity, livesForever: true)
         NodesAgent.NodescopeAgent.startFromEnvironment(tracker: tracker)
         return tracker
     }()

@@ -62,8 +62,11 @@ public final class NodeTracker: Sendable {
 
     // The fields are grouped by who writes them, so that what the app's thread reads on every
     // change sits on cache lines that nobody writes while recording (see ``CacheLinePadding``):
-    // first the object's header (a retain on any thread writes its reference count), the locks
-    // and what they guard; then the read-mostly group; then the writer's idle flag.
+    // first the object's header alone (the app's threads retain and release the tracker with
+    // every object that reports its release: a line that the writer's lock shared would go back
+    // and forth between the cores on each of them); then the locks and what they guard; then the
+    // read-mostly group; then the writer's idle flag.
+    private let headerPadding = CacheLinePadding()
     private let state = Mutex(State())
     private let consumerToWake = Mutex<(any LogConsumer)?>(nil)
     private let poller = ReleasePoller()
@@ -85,9 +88,15 @@ public final class NodeTracker: Sendable {
         self.init(logCapacity: Self.logCapacity)
     }
 
-    /// A tracker whose log has `logCapacity` units (the agent's tracker has a large one).
-    package init(logCapacity: Int) {
+    /// Whether the tracker lives as long as the process (the process-wide one): the objects
+    /// registered with it then refer to it without a reference count.
+    let livesForever: Bool
+
+    /// A tracker whose log has `logCapacity` units (the agent's tracker has a large one);
+    /// `livesForever` for the process-wide tracker only, which must never be freed.
+    package init(logCapacity: Int, livesForever: Bool = false) {
         log = EventLog(capacity: logCapacity)
+        self.livesForever = livesForever
     }
 
     deinit {

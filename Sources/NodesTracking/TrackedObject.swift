@@ -1,21 +1,39 @@
 /// What an object registered with a node needs in order to report on itself: the tracker, the
 /// node, and the object's index in the node.
-public struct TrackingHandle: Sendable {
+public struct TrackingHandle: @unchecked Sendable {
+    // Unchecked: `unownedTracker` is an unowned(unsafe) reference, kept valid by `owner` or by
+    // the tracker living as long as the process.
+
     /// The tracker the object was registered with.
-    public let tracker: NodeTracker
+    public var tracker: NodeTracker { unownedTracker }
     /// The node the object belongs to.
     public let node: NodeID
     /// The object's index within the node.
     public let index: UInt16
 
+    /// The tracker, without a reference count: the process-wide tracker lives as long as the
+    /// process, so that the app's threads do not retain and release it with every object they
+    /// register and free (its count would be one more word that every core writes).
+    private unowned(unsafe) let unownedTracker: NodeTracker
+    /// What keeps any other tracker (a test's) alive while the object is: nil for the
+    /// process-wide one.
+    private let owner: NodeTracker?
+
+    init(tracker: NodeTracker, node: NodeID, index: UInt16) {
+        self.unownedTracker = tracker
+        self.owner = tracker.livesForever ? nil : tracker
+        self.node = node
+        self.index = index
+    }
+
     /// Tells the tracker that the object is gone. Call it from `deinit`.
     public func reportRelease() {
-        tracker.objectReleased(node: node, index: index)
+        unownedTracker.objectReleased(node: node, index: index)
     }
 
     /// Reports a lifecycle state of the object's node.
     public func reportState(_ state: NodeState) {
-        tracker.setState(state, of: node)
+        unownedTracker.setState(state, of: node)
     }
 }
 
