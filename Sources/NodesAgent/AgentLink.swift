@@ -389,6 +389,10 @@ struct AgentLink {
         return true
     }
 
+    /// Whether the connection holds bytes that the socket has not taken: the collector is slow
+    /// or stopped.
+    var isStalled: Bool { isConnected && stream.unsentBytes }
+
     private var isConnected: Bool {
         switch phase {
         case .streaming, .holding, .draining: true

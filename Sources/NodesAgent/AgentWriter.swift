@@ -48,6 +48,22 @@ struct AgentWriter {
         self.analysis = RetainerAnalysis(limits: settings.retainerLimits)
     }
 
+    /// While the socket takes nothing (the collector stopped reading) and the log is more than
+    /// half full, applies it without making events, counted as dropped (the stream then starts
+    /// again from a snapshot), down to a quarter: otherwise the app's threads would find it full
+    /// and apply it themselves, at several times the cost of an append.
+    private func letGoWhileStalled() {
+        guard link.isStalled, tracker.unappliedUnits > tracker.logCapacity / 2 else { return }
+        var discarded: UInt64 = 0
+        while tracker.unappliedUnits > tracker.logCapacity / 4 {
+            let (count, _) = tracker.applyRecordedDiscarding(for: feed, maximum: AgentLink.roundUnits)
+            discarded &+= count
+            if count == 0 { break }
+        }
+        guard discarded > 0 else { return }
+        feed.queue.countDropped(discarded)
+    }
+
     /// Runs until the link is done (a stop, or an exit flushed).
     mutating func run() {
         var action = tick()
@@ -64,6 +80,7 @@ struct AgentWriter {
         switch action {
         case .sleep(let until, let wakeOnEvent):
             if let request = feedRequest() { return request }
+            letGoWhileStalled()
             let pause = WriterPause.choose(
                 until: until, wakeOnEvent: wakeOnEvent, now: MonotonicClock.now(), backlog: behind,
                 changesWaiting: tracker.hasUnappliedChanges)
@@ -137,7 +154,10 @@ struct AgentWriter {
         case .sendHeartbeat(let horizon):
             connection?.encode(.heartbeat(monotonicNanos: horizon))
         case .write(let wait, let through):
-            let outcome = connection?.write(waitMilliseconds: wait) ?? .failed
+            // A stalled socket with the log filling up: a short try, so that the writer comes
+            // back to let the log go before the app's threads find it full.
+            let filling = link.isStalled && tracker.unappliedUnits > tracker.logCapacity / 8
+            let outcome = connection?.write(waitMilliseconds: filling ? min(wait, 1) : wait) ?? .failed
             if outcome == .all { control.sentThrough.store(through, ordering: .releasing) }
             return link.wrote(outcome, logBacklog: tracker.unappliedUnits, now: MonotonicClock.now())
         case .readIncoming:

@@ -49,6 +49,12 @@ final class EventQueue: @unchecked Sendable {
         return queued &+ 1
     }
 
+    /// Counts `count` events as dropped that never reached the ring (the writer let them go
+    /// while its connection was stalled): the next ``take(into:)`` reports them.
+    func countDropped(_ count: UInt64) {
+        dropped.wrappingAdd(count, ordering: .relaxed)
+    }
+
     /// Moves every queued event into `batch` and returns how many were dropped since the last
     /// take. Consumer side only.
     func take(into batch: inout [DebugInformation]) -> UInt64 {

@@ -53,6 +53,9 @@ public final class NodeTracker: Sendable {
         /// Whether ``directFeed`` wants events, read once a round: its consumer, the only one
         /// to change it, is the thread applying the round.
         var directFeedWantsEvents = false
+        /// The events let go while ``directFeed`` wanted none (see
+        /// ``applyRecordedDiscarding(for:maximum:)``).
+        var discardedEvents: UInt64 = 0
         var straight: (any AppliedChangeEncoder)?
         var directEvents: [DebugInformation] = []
     }
@@ -178,6 +181,29 @@ public final class NodeTracker: Sendable {
         if applied.wakePoller { poller.wake(self) }
         return (dropped, applied.backlog)
     }
+
+    /// What the agent's writer calls when its connection cannot take more (the collector stopped
+    /// reading) and the log fills up: applies the changes recorded so far (about `maximum` units
+    /// at most) without making their events, and returns how many events it let go and whether
+    /// `maximum` left changes behind. The writer counts them as dropped, so that the stream
+    /// starts again from a snapshot; meanwhile the app's threads keep appending to a log that
+    /// has room, rather than apply it themselves.
+    package func applyRecordedDiscarding(for feed: any LogConsumer, maximum: Int) -> (discarded: UInt64, backlog: Bool) {
+        let (discarded, applied) = state.withLock { state in
+            state.directFeed = feed
+            state.directFeedWantsEvents = false
+            state.discardedEvents = 0
+            let applied = applyLogSlice(through: nil, maximum: maximum, to: &state)
+            let discarded = state.discardedEvents
+            state.directFeed = nil
+            return (discarded, applied)
+        }
+        if applied.wakePoller { poller.wake(self) }
+        return (discarded, applied.backlog)
+    }
+
+    /// The units of the log.
+    package var logCapacity: Int { log.capacity }
 
     // MARK: Reporting
 
@@ -672,10 +698,20 @@ public final class NodeTracker: Sendable {
             straight.encode(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
             return
         }
+        if !state.directFeedWantsEvents, state.sinks.count == 1, state.directFeed != nil {
+            // The log's consumer applying its own log, and its feed, the only sink, wants no
+            // event: none is made.
+            state.discardedEvents &+= 1
+            return
+        }
         let event = DebugInformation(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
         for sink in state.sinks {
             if let feed = state.directFeed, sink === feed {
-                if state.directFeedWantsEvents { state.directEvents.append(event) }
+                if state.directFeedWantsEvents {
+                    state.directEvents.append(event)
+                } else {
+                    state.discardedEvents &+= 1
+                }
             } else {
                 sink.receive(event)
             }
