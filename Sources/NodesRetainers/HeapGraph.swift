@@ -140,10 +140,21 @@ final class HeapGraph {
     }
 
     /// Whether `block` is the side table of a weak reference: its first word is an object whose
-    /// reference count word marks a side table at this block.
+    /// reference count word marks a side table at this block; or it is the side table of an
+    /// object that is gone, which weak references keep until they are read or dropped.
+    ///
+    /// A side table (`HeapObjectSideTableEntry`) is the object's address, a word of padding,
+    /// the reference counts as the object had them (bit 32: deinit has begun; bit 63 is never
+    /// set there), then the weak count. Once its object is gone, its first word is stale: the
+    /// address may be a new object's, which the table does not hold.
     func isSideTable(_ block: Int32) -> Bool {
         let (base, size) = contents(of: block)
         guard size >= 16 else { return false }
+        if size >= 32, size <= 48, base.load(fromByteOffset: 8, as: UInt.self) == 0 {
+            let counts = base.load(fromByteOffset: 16, as: UInt64.self)
+            let weak = base.load(fromByteOffset: 24, as: UInt32.self)
+            if counts >> 63 == 0, counts >> 32 & 1 == 1, weak != 0 { return true }
+        }
         let object = index.block(at: base.load(as: UInt.self))
         guard object >= 0 else { return false }
         let (objectBase, objectSize) = contents(of: object)

@@ -178,6 +178,17 @@ final class MemorySnapshot {
     /// The alignment (and maximum size) of a thread arena's heap.
     static let arenaHeapAlignment: UInt = 64 << 20
 
+    /// Whether the globals of the image at `path` can hold no Swift object: ICU (Foundation's
+    /// copy and the system's), the C++ runtime, the math library and the unwinder are C and C++
+    /// that never take a Swift reference. Their globals are no roots: what their memory seems to
+    /// point at is a stale word (ICU's caches keep blocks whose bytes a freed Swift object
+    /// left), which a conservative scan would take for a holder.
+    static func holdsNoSwiftObject(image path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name.hasPrefix("lib_FoundationICU.") || name.hasPrefix("libicu") || name.hasPrefix("libstdc++.")
+            || name.hasPrefix("libm.so") || name.hasPrefix("libgcc_s.")
+    }
+
     /// The writable private memory worth copying, by address.
     private static func plan(map: MemoryMap, threads: [ThreadState]) -> [Planned] {
         var marker = 0
@@ -193,7 +204,7 @@ final class MemorySnapshot {
                 continue
             }
             if !mapping.isAnonymous {
-                if map.imagePaths.contains(mapping.path) {
+                if map.imagePaths.contains(mapping.path), !Self.holdsNoSwiftObject(image: mapping.path) {
                     plan.append(Planned(start: mapping.start, end: mapping.end, kind: .imageData(path: mapping.path)))
                 }
                 continue
@@ -203,7 +214,9 @@ final class MemorySnapshot {
             if let previous, previous.end == mapping.start, previous.writable, previous.inode != 0,
                 map.imagePaths.contains(previous.path)
             {
-                plan.append(Planned(start: mapping.start, end: mapping.end, kind: .imageData(path: previous.path)))
+                if !Self.holdsNoSwiftObject(image: previous.path) {
+                    plan.append(Planned(start: mapping.start, end: mapping.end, kind: .imageData(path: previous.path)))
+                }
                 continue
             }
             let thread = threads.first { $0.stackPointer.map { mapping.start <= $0 && $0 < mapping.end } ?? false }

@@ -87,6 +87,31 @@ struct RetainerAnalysisTests {
         withExtendedLifetime((cache, profile)) {}
     }
 
+    /// A weak capture keeps its object's side table after the object is gone, and the table's
+    /// first word still holds the object's address. When a new object takes that address, the
+    /// table holds nothing of it: no path goes through it.
+    @Test func aWeakCaptureOfAnObjectGoneIsNoHolderOfTheObjectAtItsAddress() throws {
+        let owner = ListenerList()
+        var gone: CachedProfile? = CachedProfile()
+        let address = Unmanaged.passUnretained(gone!).toOpaque()
+        owner.listeners.append { [weak gone] text in _ = (gone, text) }
+        gone = nil
+        // The freed block comes back to one of the next objects of its size.
+        var made: [CachedProfile] = []
+        var heir: CachedProfile?
+        for _ in 0..<10_000 where heir == nil {
+            let candidate = CachedProfile()
+            if Unmanaged.passUnretained(candidate).toOpaque() == address { heir = candidate } else { made.append(candidate) }
+        }
+        let target = try #require(heir, "no new object took the address of the one gone")
+        let frames = analysis().explain(
+            [RetainerAnalysis.Target(target, nodeID: 9, objectIndex: 0)],
+            attached: [RetainerAnalysis.NodeObject(owner, nodeID: 90)], detached: [])
+        let frame = try #require(frames.first)
+        #expect(frame.verdict == .unknown, "\(lines(frame))")
+        withExtendedLifetime((owner, target, made)) {}
+    }
+
     @Test func aSingletonsPropertyIsAHolderPathFromTheSharedGlobal() throws {
         let activity = CurrentActivity()
         ActivityCenter.shared.current = activity
