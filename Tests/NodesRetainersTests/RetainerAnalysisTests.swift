@@ -108,7 +108,10 @@ struct RetainerAnalysisTests {
             [RetainerAnalysis.Target(target, nodeID: 9, objectIndex: 0)],
             attached: [RetainerAnalysis.NodeObject(owner, nodeID: 90)], detached: [])
         let frame = try #require(frames.first)
-        #expect(frame.verdict == .unknown, "\(lines(frame))")
+        // No path through the list's closure and the table (`ListenerList .listeners[0] ->
+        // closure context capture -> a 40-byte heap block`). (Another stale word elsewhere in
+        // this busy process would be another cause, which this test is not about.)
+        #expect(!lines(frame).contains { $0.hasPrefix("ListenerList .listeners") }, "\(frame.verdict): \(lines(frame))")
         withExtendedLifetime((owner, target, made)) {}
     }
 
