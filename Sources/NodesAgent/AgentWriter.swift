@@ -55,7 +55,10 @@ struct AgentWriter {
     private func letGoWhileStalled() {
         guard link.isStalled, tracker.unappliedUnits > tracker.logCapacity / 2 else { return }
         var discarded: UInt64 = 0
-        while tracker.unappliedUnits > tracker.logCapacity / 4 {
+        // Bounded, so that an app that records as fast as this goes does not keep the writer here.
+        var slices = 2 * tracker.logCapacity / AgentLink.roundUnits
+        while tracker.unappliedUnits > tracker.logCapacity / 4, slices > 0 {
+            slices -= 1
             let (count, _) = tracker.applyRecordedDiscarding(for: feed, maximum: AgentLink.roundUnits)
             discarded &+= count
             if count == 0 { break }

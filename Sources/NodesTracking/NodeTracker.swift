@@ -698,7 +698,7 @@ public final class NodeTracker: Sendable {
             straight.encode(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
             return
         }
-        if !state.directFeedWantsEvents, state.sinks.count == 1, state.directFeed != nil {
+        if !state.directFeedWantsEvents, state.sinks.count == 1, let feed = state.directFeed, state.sinks[0] === feed {
             // The log's consumer applying its own log, and its feed, the only sink, wants no
             // event: none is made.
             state.discardedEvents &+= 1

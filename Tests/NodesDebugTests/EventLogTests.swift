@@ -179,4 +179,44 @@ struct EventLogTests {
         for (id, _) in kept { #expect(snapshot.node(id)?.state == .active) }
         withExtendedLifetime(kept) {}
     }
+
+    /// A consumer that wants events or not, and counts what reaches it.
+    final class Consumer: LogConsumer, @unchecked Sendable {
+        var wantsEvents: Bool
+        private(set) var received = 0
+        init(wantsEvents: Bool) { self.wantsEvents = wantsEvents }
+        func receive(_ event: DebugInformation) { received += 1 }
+        func takeQueued(into batch: inout [DebugInformation]) -> UInt64 { 0 }
+        func wakeUp() {}
+    }
+
+    /// The writer of a stalled connection applies the log without making events: the tree is
+    /// what the changes made it, every change is numbered, and the events it let go are
+    /// counted (the agent reports them as dropped, and the stream resumes from a snapshot).
+    @Test func aStalledConsumerAppliesTheLogAndCountsTheEventsItLetsGo() throws {
+        let tracker = NodeTracker()
+        let consumer = Consumer(wantsEvents: true)
+        tracker.addSink(consumer)
+        var flow: SharedPart? = SharedPart()
+        var context: SharedPart? = SharedPart()
+        let id = tracker.attach(
+            flow!, role: .flow, parts: [NodeTracker.Part(object: context!, role: .context)], parent: nil, kind: .flow,
+            name: "ProfileFlow", site: nil)
+        tracker.setState(.active, of: id)
+        let kept = SharedPart()
+        let keptID = tracker.attach(kept, role: .flow, parts: [], parent: nil, kind: .flow, name: "KeptFlow", site: nil)
+        tracker.detach(id)
+        (flow, context) = (nil, nil)
+        // attach, two objects, active, attach, its object, detach, two releases.
+        #expect(tracker.unappliedUnits > 0)
+        let (discarded, backlog) = tracker.applyRecordedDiscarding(for: consumer, maximum: .max)
+        #expect(discarded == 9)
+        #expect(!backlog)
+        #expect(consumer.received == 0)
+        #expect(tracker.unappliedUnits == 0)
+        let snapshot = tracker.snapshot()
+        #expect(snapshot.nodes.map(\.id) == [keptID])
+        #expect(tracker.currentSequence == 9)
+        withExtendedLifetime(kept) {}
+    }
 }
