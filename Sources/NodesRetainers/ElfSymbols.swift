@@ -91,6 +91,25 @@ final class ElfSymbols {
         return nil
     }
 
+    /// The start, the size and the name of the symbol that contains the image address `address`.
+    func symbolExtent(containing address: UInt) -> (start: UInt, size: UInt, name: String)? {
+        var low = 0
+        var high = symbols.count
+        while low < high {
+            let middle = (low + high) / 2
+            if symbols[middle].value <= address { low = middle + 1 } else { high = middle }
+        }
+        var candidate = low - 1
+        while candidate >= 0, candidate >= low - 8 {
+            let symbol = symbols[candidate]
+            if address < symbol.value + symbol.size, let name = name(at: symbol.name) {
+                return (symbol.value, symbol.size, name)
+            }
+            candidate -= 1
+        }
+        return nil
+    }
+
     private func name(at offset: UInt32) -> String? {
         guard Int(offset) < stringTableSize else { return nil }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

@@ -32,6 +32,51 @@ final class GlobalNames {
         return ("a global of \(image)", "+0x" + String(address &- (bias ?? 0), radix: 16))
     }
 
+    /// The Swift runtime's caches that the compiler emits in every image: metadata instantiation
+    /// caches (`MI`, `MK`), lazy metadata and witness table caches (`ML`, `WL`) and demangling
+    /// caches (`MD`). They point at what the runtime allocated (metadata, witness tables, its own
+    /// cache entries), never at an object: a path from one goes through the runtime's pools, whose
+    /// unused parts hold stale words.
+    private static let runtimeCacheSuffixes: [String] = ["MI", "MK", "ML", "WL", "MD"]
+    /// The symbols looked at so far, by image: their extents (in image addresses, in order) and
+    /// whether they are runtime caches.
+    private var cacheVerdicts: [String: [(start: UInt, end: UInt, isCache: Bool)]] = [:]
+
+    /// Whether a word of an image's data is in one of the Swift runtime's caches (see
+    /// ``runtimeCacheSuffixes``), by the image's symbol table: a test for the words of one
+    /// analysis, over `map`.
+    func runtimeCacheTest(map: MemoryMap) -> (_ address: UInt, _ image: String) -> Bool {
+        var biases: [String: UInt?] = [:]
+        return { [self] address, path in
+            let bias: UInt?
+            if let known = biases[path] {
+                bias = known
+            } else {
+                bias = loadBias(of: path, map: map)
+                biases[path] = bias
+            }
+            guard let bias else { return false }
+            return isRuntimeCache(address &- bias, image: path)
+        }
+    }
+
+    private func isRuntimeCache(_ imageAddress: UInt, image path: String) -> Bool {
+        let known = cacheVerdicts[path] ?? []
+        var low = 0
+        var high = known.count
+        while low < high {
+            let middle = (low + high) / 2
+            if known[middle].start <= imageAddress { low = middle + 1 } else { high = middle }
+        }
+        if low > 0, imageAddress < known[low - 1].end { return known[low - 1].isCache }
+        guard let symbols = symbols(of: path), let found = symbols.symbolExtent(containing: imageAddress) else { return false }
+        let isCache = found.name.hasPrefix("$s") && Self.runtimeCacheSuffixes.contains { found.name.hasSuffix($0) }
+        let entry = (start: found.start, end: found.start + found.size, isCache: isCache)
+        let position = known.firstIndex { $0.start > found.start } ?? known.count
+        cacheVerdicts[path, default: []].insert(entry, at: position)
+        return isCache
+    }
+
     /// `$s12sample_nodes3appAA7AppFlowCvp` → `sample_nodes.app`; other names as they are.
     static func readable(_ symbol: String) -> String {
         guard var name = ProcessMemory.demangle(symbol) else { return symbol }

@@ -12,12 +12,77 @@ final class HeapGraph {
     let snapshot: MemorySnapshot
     let index: HeapIndex
     let catalog: TypeCatalog
+    /// The free part of the Swift metadata allocator's current pool: what the memory held before
+    /// the runtime took it, never written since (stale words of freed blocks). Its block, if the
+    /// pool is a heap block, and where in the block the free part begins.
+    let metadataPoolFree: Range<UInt>?
+    let metadataPoolTail: (block: Int32, from: Int)?
+    /// The blocks of the async task that runs the analysis and of its parents: like the calling
+    /// thread's stack, their frames are the caller's own locals and its callers' (and what
+    /// earlier frames left there), never a holder.
+    let ownTasks: [Int32]
+    /// The slabs of those tasks' frames that are blocks of their own (past the first, which is in
+    /// the task): a stale word elsewhere may lead to one directly.
+    let ownSlabs: [Int32]
 
-    /// The graph of the blocks of `index`, read with `catalog`.
-    init(snapshot: MemorySnapshot, index: HeapIndex, catalog: TypeCatalog) {
+    /// The graph of the blocks of `index`, read with `catalog`; `ownTasks` are the addresses of
+    /// the task that analyzes and of its parents, if any.
+    init(snapshot: MemorySnapshot, index: HeapIndex, catalog: TypeCatalog, ownTasks: [UInt] = []) {
         self.snapshot = snapshot
         self.index = index
         self.catalog = catalog
+        let free = Self.metadataPoolFree(snapshot: snapshot, catalog: catalog)
+        metadataPoolFree = free
+        metadataPoolTail = free.flatMap { Self.tail(free: $0, index: index, poolSize: catalog.metadataPoolSize) }
+        let tasks = ownTasks.map { index.block(at: $0) }.filter { $0 >= 0 }
+        self.ownTasks = tasks
+        ownSlabs = Self.slabs(of: tasks, index: index, catalog: catalog)
+    }
+
+    /// The slab blocks of the tasks `tasks`: from the first slab (inside the task), the chain of
+    /// next slabs.
+    private static func slabs(of tasks: [Int32], index: HeapIndex, catalog: TypeCatalog) -> [Int32] {
+        guard let marker = catalog.slabMetadata else { return [] }
+        var slabs: [Int32] = []
+        for task in tasks {
+            let (base, size) = index.contents(of: task)
+            var offset = 16
+            while offset + 32 <= size, base.load(fromByteOffset: offset, as: UInt.self) != marker { offset += 16 }
+            guard offset + 32 <= size else { continue }
+            var next = base.load(fromByteOffset: offset + 8, as: UInt.self)
+            while next != 0, slabs.count < 4_096 {
+                let slab = index.block(at: next)
+                guard slab >= 0, !slabs.contains(slab) else { break }
+                let (slabBase, slabSize) = index.contents(of: slab)
+                guard slabSize >= 32, slabBase.load(as: UInt.self) == marker else { break }
+                slabs.append(slab)
+                next = slabBase.load(fromByteOffset: 8, as: UInt.self)
+            }
+        }
+        return slabs
+    }
+
+    /// The free part of the metadata allocator's current pool, as the snapshot has it (or as it
+    /// is now, when the runtime's data is not in the snapshot).
+    private static func metadataPoolFree(snapshot: MemorySnapshot, catalog: TypeCatalog) -> Range<UInt>? {
+        func word(_ address: UInt) -> UInt? { snapshot.word(at: address) ?? ProcessMemory.word(at: address) }
+        guard let pool = catalog.metadataPool, let poolSize = catalog.metadataPoolSize,
+            let begin = word(pool), let remaining = word(pool &+ 8),
+            remaining > 0, remaining <= max(poolSize, 1 << 20), begin <= UInt.max - remaining
+        else { return nil }
+        return begin..<begin + remaining
+    }
+
+    /// The heap block of a pool whose free part is `free`: a pool ends where its free part does,
+    /// so it starts a pool's size before (the first pool is in the runtime's own data, no block).
+    private static func tail(free: Range<UInt>, index: HeapIndex, poolSize: UInt?) -> (block: Int32, from: Int)? {
+        guard let poolSize, free.upperBound >= poolSize else { return nil }
+        let start = free.upperBound - poolSize
+        let block = index.block(at: start)
+        guard block >= 0, free.lowerBound >= start, Int(free.lowerBound - start) <= index.contents(of: block).size else {
+            return nil
+        }
+        return (block, Int(free.lowerBound - start))
     }
 
     /// The number of blocks.
@@ -42,9 +107,15 @@ final class HeapGraph {
     func forEachReference(from block: Int32, _ body: (_ offset: Int, _ target: Int32) -> Bool) {
         let (base, size) = contents(of: block)
         guard size >= 8 else { return }
+        if let tail = metadataPoolTail, tail.block == block {
+            // Metadata, witness tables and caches: never an object's own block.
+            _ = scan(base, 0..<tail.from, body)
+            return
+        }
         let shape = size >= 16 ? catalog.shape(isa: base.load(as: UInt.self), blockSize: size) : .plain
         switch shape {
         case .plain:
+            if size <= 80, size >= 64, isCachedContinuation(base) { return }
             _ = scan(base, 0..<size, body)
         case .object(let type):
             let plan = catalog.plans[type]
@@ -60,8 +131,11 @@ final class HeapGraph {
         case .closureContext(let firstCapture):
             _ = scan(base, firstCapture..<size, body)
         case .taskSlab:
+            if ownSlabs.contains(block) { return }
             _ = scanSlab(base, at: 0, size: size, body)
         case .task:
+            // The analyzing task's own frames and its parents': the caller's, like its stack.
+            if ownTasks.contains(block) { return }
             // The task's first slab is inside it: what lies past the slab's used part is left
             // over from frames that have returned.
             guard let marker = catalog.slabMetadata, let slab = slabInside(base, size: size, marker: marker) else {
@@ -129,6 +203,22 @@ final class HeapGraph {
             offset += 16
         }
         return nil
+    }
+
+    /// Whether the 64-byte block in `base` is a dispatch continuation that libdispatch keeps in a
+    /// thread's cache for reuse (free): a cached continuation's `do_next` (+16) is the next one
+    /// in the cache, and its `dc_cache_cnt` (the low half of +8) counts down the chain to 1 at
+    /// the last, whose `do_next` is null. Its other words are left from its last use (the context
+    /// of a block long run, at +40), no reference.
+    private func isCachedContinuation(_ base: UnsafeRawPointer) -> Bool {
+        let count = base.load(fromByteOffset: 8, as: UInt32.self)
+        let next = base.load(fromByteOffset: 16, as: UInt.self)
+        guard count >= 1, count <= 1 << 16 else { return false }
+        if count == 1 { return next == 0 }
+        let following = index.block(at: next)
+        guard following >= 0 else { return false }
+        let (nextBase, nextSize) = contents(of: following)
+        return nextSize >= 24 && nextBase.load(fromByteOffset: 8, as: UInt32.self) == count - 1
     }
 
     /// Whether `block` is an async task or a slab of its frames.

@@ -180,12 +180,15 @@ final class MemorySnapshot {
 
     /// Whether the globals of the image at `path` can hold no Swift object: ICU (Foundation's
     /// copy and the system's), the C++ runtime, the math library and the unwinder are C and C++
-    /// that never take a Swift reference. Their globals are no roots: what their memory seems to
-    /// point at is a stale word (ICU's caches keep blocks whose bytes a freed Swift object
-    /// left), which a conservative scan would take for a holder.
+    /// that never take a Swift reference; the Swift runtime's own data (`libswiftCore`) keeps its
+    /// metadata caches and allocator pools, never an object of the program. Their globals are no
+    /// roots: what their memory seems to point at is a stale word (ICU's caches keep blocks whose
+    /// bytes a freed Swift object left; an allocator pool keeps what its memory held before),
+    /// which a conservative scan would take for a holder.
     static func holdsNoSwiftObject(image path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return name.hasPrefix("lib_FoundationICU.") || name.hasPrefix("libicu") || name.hasPrefix("libstdc++.")
+            || name.hasPrefix("libswiftCore.so")
             || name.hasPrefix("libm.so") || name.hasPrefix("libgcc_s.")
     }
 

@@ -209,6 +209,21 @@ package final class RetainerAnalysis {
 
     // MARK: The analysis
 
+    /// The task that runs this code, if any, and its parents up to the top, as they are now: a
+    /// child task's parent follows its own fields (the flags say whether it is a child), and each
+    /// is checked to be a task by its first word.
+    private func ownTasks() -> [UInt] {
+        guard let marker = catalog.taskMetadata, let taskSize = catalog.taskSize else { return [] }
+        var tasks: [UInt] = []
+        var task = withUnsafeCurrentTask { task in task.map { unsafeBitCast($0, to: UInt.self) } }
+        while let current = task, tasks.count < 64, ProcessMemory.word(at: current) == marker {
+            tasks.append(current)
+            guard let flags = ProcessMemory.word(at: current &+ 32), flags & (1 << 24) != 0 else { break }
+            task = ProcessMemory.word(at: current &+ UInt(taskSize))
+        }
+        return tasks
+    }
+
     private func analyze(
         _ targets: [Target], attached: [NodeObject], detached: [NodeObject], start: UInt64, deadline: UInt64,
         stacksFirst: Bool
@@ -229,7 +244,7 @@ package final class RetainerAnalysis {
         defer { catalog.end() }
         let index = HeapIndex(snapshot: snapshot)
         lastRun.indexNanos = clock() &- start &- lastRun.copyNanos
-        let graph = HeapGraph(snapshot: snapshot, index: index, catalog: catalog)
+        let graph = HeapGraph(snapshot: snapshot, index: index, catalog: catalog, ownTasks: ownTasks())
         lastRun.bytesCopied = snapshot.bytesCopied
         lastRun.blocks = index.count
         lastRun.heapIncomplete = index.incomplete
@@ -270,7 +285,8 @@ package final class RetainerAnalysis {
         }
         let search = RetainerSearch(graph: graph, targets: Array(located.values), deadline: deadline, clock: clock)
         search.addAttached(roots)
-        search.addWords { if case .imageData = $0 { true } else { false } }
+        let isRuntimeCache = globals.runtimeCacheTest(map: snapshot.map)
+        search.addWords(of: { if case .imageData = $0 { true } else { false } }, isRoot: { !isRuntimeCache($0, $1) })
         search.run()
         let rootedCutShort = search.cutShort
 

@@ -130,12 +130,20 @@ final class RetainerSearch {
     }
 
     /// Adds every word of the snapshot's regions that `include` accepts as a root.
-    func addWords(of include: (MemorySnapshot.Kind) -> Bool) {
+    /// `isRoot`, when given, is asked about each word of an image's data that points at a block
+    /// of no known shape (neither an object nor a collection nor a closure's context).
+    func addWords(of include: (MemorySnapshot.Kind) -> Bool, isRoot: ((UInt, String) -> Bool)? = nil) {
         let index = graph.index
+        // The metadata allocator's first pool is in the runtime's data: its free part is no root.
+        let free = graph.metadataPoolFree ?? 0..<0
         for (position, region) in graph.snapshot.regions.enumerated() where include(region.kind) {
             let words = Int(region.end - region.start) / 8
             var word = 0
             while word < words {
+                if free.contains(region.start + UInt(word * 8)) {
+                    word = Int(free.upperBound - region.start + 7) / 8
+                    continue
+                }
                 if word & 0xFFFF == 0, clock() >= deadline {
                     cutShort = true
                     return
@@ -143,7 +151,13 @@ final class RetainerSearch {
                 let value = region.copy.load(fromByteOffset: word * 8, as: UInt.self)
                 if value & 15 == 0 {
                     let block = index.block(at: value)
-                    if block >= 0, flags[Int(block)] & (Self.reached | Self.excluded) == 0 {
+                    if block >= 0, flags[Int(block)] & (Self.reached | Self.excluded) == 0,
+                        isRoot.map({ isRoot in
+                            // Only a block of no known shape may be the runtime's (a pool, a cache).
+                            guard case .imageData(let path) = region.kind, case .plain = graph.shape(of: block) else { return true }
+                            return isRoot(region.start + UInt(word * 8), path)
+                        }) ?? true
+                    {
                         roots.append(.word(address: region.start + UInt(word * 8), region: position))
                         reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
                     }

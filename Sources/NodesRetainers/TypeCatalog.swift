@@ -119,6 +119,14 @@ final class TypeCatalog {
     /// The marks of the concurrency runtime's tasks and slabs (what it exports for debuggers).
     private(set) lazy var taskMetadata = ProcessMemory.pointer(named: "_swift_concurrency_debug_asyncTaskMetadata")
     private(set) lazy var slabMetadata = ProcessMemory.pointer(named: "_swift_concurrency_debug_asyncTaskSlabMetadata")
+    /// The size of a task's own fields: a child task's parent follows them (and the task's flags
+    /// say whether it is a child).
+    private(set) lazy var taskSize = ProcessMemory.pointer(named: "_swift_concurrency_debug_asyncTaskSize").map { Int($0) }
+    /// Where the Swift runtime's metadata allocator keeps its current pool (the start of what is
+    /// free in it, and how many bytes are free), and the size of a pool it allocates from the heap
+    /// (the first pool, in its own data, is bigger): what the runtime exports for heap tools.
+    private(set) lazy var metadataPool = ProcessMemory.pointer(named: "_swift_debug_allocationPoolPointer")
+    private(set) lazy var metadataPoolSize = ProcessMemory.pointer(named: "_swift_debug_metadataAllocatorPageSize")
 
     /// Starts an analysis over `snapshot`: what was found wrong before is looked at again.
     func begin(_ snapshot: MemorySnapshot) {
