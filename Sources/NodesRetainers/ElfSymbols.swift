@@ -73,22 +73,7 @@ final class ElfSymbols {
     /// The symbol that contains the image address `address` (an address in the process minus
     /// the image's bias), and the offset into it.
     func symbol(containing address: UInt) -> (name: String, offset: UInt)? {
-        var low = 0
-        var high = symbols.count
-        while low < high {
-            let middle = (low + high) / 2
-            if symbols[middle].value <= address { low = middle + 1 } else { high = middle }
-        }
-        // Symbols may nest (a struct and its parts): look back a little for one that contains it.
-        var candidate = low - 1
-        while candidate >= 0, candidate >= low - 8 {
-            let symbol = symbols[candidate]
-            if address < symbol.value + symbol.size, let name = name(at: symbol.name) {
-                return (name, address - symbol.value)
-            }
-            candidate -= 1
-        }
-        return nil
+        symbolExtent(containing: address).map { ($0.name, address - $0.start) }
     }
 
     /// The start, the size and the name of the symbol that contains the image address `address`.
@@ -99,6 +84,7 @@ final class ElfSymbols {
             let middle = (low + high) / 2
             if symbols[middle].value <= address { low = middle + 1 } else { high = middle }
         }
+        // Symbols may nest (a struct and its parts): look back a little for one that contains it.
         var candidate = low - 1
         while candidate >= 0, candidate >= low - 8 {
             let symbol = symbols[candidate]
