@@ -110,7 +110,9 @@ struct TreeWritersAtScaleTests {
             #expect(String(decoding: head, as: UTF8.self).contains("<svg"))
         } else {
             // A refusal says why, in one line, and leaves no file.
-            #expect(svg.stderr.contains("too deep") || svg.stderr.contains("too large"), "\(svg.stderr)")
+            #expect(
+                svg.stderr.contains("too deep") || svg.stderr.contains("too large"),
+                "\(svg.stderr)\nthe daemon's log: \(fixture.daemon.stderr.suffix(2_000))")
             #expect(!FileManager.default.fileExists(atPath: svgFile))
         }
         #expect((svg.peakKiB ?? 0) < memoryBound, "export .svg: \(svg.peakKiB ?? 0) KiB")

@@ -61,11 +61,23 @@ final class WireConnectionHandler: ChannelInboundHandler {
         guard connection == nil else { return }
         // The hub keeps this until the connection closes (channelInactive).
         connection = hub.value.connectionOpened(context.channel) { reason in self.close(context, reason: reason) }
+        armHelloTimeout(context)
+    }
+
+    /// Closes the connection when no hello came within the deadline. A deadline that passed while
+    /// the collector's loop was busy with other work (a big answer for another client) is given
+    /// again: the hello may be waiting in the socket, and the loop runs the timers that came due
+    /// during that work before it reads its sockets again.
+    private func armHelloTimeout(_ context: ChannelHandlerContext) {
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
         let deadline = limits.helloDeadlineNanos
-        helloTimeout = context.eventLoop.scheduleTask(in: .nanoseconds(deadline)) {
+        let due = context.eventLoop.now + .nanoseconds(deadline)
+        helloTimeout = context.eventLoop.scheduleTask(deadline: due) {
             let (handler, context) = bound.value
-            if handler.machine.state == .awaitingHello {
+            guard handler.machine.state == .awaitingHello, !handler.closing else { return }
+            if context.eventLoop.now - due > .nanoseconds(max(deadline / 4, 100_000_000)) {
+                handler.armHelloTimeout(context)
+            } else {
                 handler.close(context, reason: "no hello within \(Self.seconds(deadline))")
             }
         }

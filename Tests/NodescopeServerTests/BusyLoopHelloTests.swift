@@ -1,0 +1,59 @@
+import Foundation
+import NodescopeWire
+import Testing
+
+@testable import NodescopeServer
+
+#if canImport(Glibc)
+import Glibc
+
+/// The hello deadline on a real server and socket, when the collector's one loop is busy.
+@Suite("A hello while the collector's loop is busy")
+struct BusyLoopHelloTests {
+    /// The loop busy for longer than the hello deadline (another client's big answer): the
+    /// deadline's task comes due during that work and runs before the loop reads its sockets
+    /// again, where the peer's hello waits. That peer is no silent one: it is given the deadline
+    /// again and its hello is read. (Seen in CI: `export` of a 200,000-node tree, beside three
+    /// other commands asking for the same tree, was reset by the daemon.)
+    @Test func aHelloWaitingWhileTheLoopWasBusyIsRead() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ns-busy-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("d.sock").path
+        let server = CollectorServer(socketPath: path, limits: ServerLimits(helloDeadlineNanos: 1_000_000_000))
+        try await server.start()
+
+        let peer = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(peer >= 0)
+        defer { close(peer) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in path.utf8.enumerated() where index < bytes.count - 1 { bytes[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(peer, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(connected == 0)
+        // Accepted (the deadline runs from there), then the loop is kept busy past the deadline
+        // while the hello arrives.
+        try await Task.sleep(for: .milliseconds(100))
+        async let busy = server.withCollector { _ in
+            usleep(2_500_000)
+            return 0
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        var encoder = FrameEncoder()
+        var bytes: [UInt8] = []
+        let hello = Hello(
+            protocolVersion: WireLimits.protocolVersion, role: .host, pid: 4_242, monotonicNanos: 0, wallNanos: 0, processName: "busy")
+        encoder.encode(.hello(hello), into: &bytes)
+        #expect(write(peer, bytes, bytes.count) == bytes.count)
+        _ = try await busy
+        try await Task.sleep(for: .milliseconds(200))
+        let names = try await server.withCollector { $0.processes().map(\.processName) }
+        #expect(names == ["busy"])
+        await server.stop()
+    }
+}
+#endif
