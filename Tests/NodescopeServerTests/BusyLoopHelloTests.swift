@@ -35,23 +35,30 @@ struct BusyLoopHelloTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(peer, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         try #require(connected == 0)
-        // Accepted (the deadline runs from there), then the loop is kept busy past the deadline
-        // while the hello arrives.
+        // The connection is accepted and its handler installed first (the deadline runs from
+        // there): a few turns of the loop. (Were it installed later, the test would pass without
+        // showing anything, never fail.) Then work keeps the loop busy past the deadline and sends
+        // the hello meanwhile, from the loop's own thread, so that nothing depends on how soon a
+        // task of this side is scheduled.
+        for _ in 0..<10 { _ = try await server.withCollector { _ in 0 } }
         try await Task.sleep(for: .milliseconds(100))
-        async let busy = server.withCollector { _ in
-            usleep(2_500_000)
-            return 0
-        }
-        try await Task.sleep(for: .milliseconds(100))
+        for _ in 0..<10 { _ = try await server.withCollector { _ in 0 } }
         var encoder = FrameEncoder()
         var bytes: [UInt8] = []
-        let hello = Hello(
+        let frame = Hello(
             protocolVersion: WireLimits.protocolVersion, role: .host, pid: 4_242, monotonicNanos: 0, wallNanos: 0, processName: "busy")
-        encoder.encode(.hello(hello), into: &bytes)
-        #expect(write(peer, bytes, bytes.count) == bytes.count)
-        _ = try await busy
-        try await Task.sleep(for: .milliseconds(200))
-        let names = try await server.withCollector { $0.processes().map(\.processName) }
+        encoder.encode(.hello(frame), into: &bytes)
+        let hello = bytes
+        let written = try await server.withCollector { _ in
+            usleep(1_600_000)
+            return write(peer, hello, hello.count)
+        }
+        #expect(written == hello.count)
+        var names: [String] = []
+        for _ in 0..<200 where names.isEmpty {
+            names = try await server.withCollector { $0.processes().map(\.processName) }
+            if names.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        }
         #expect(names == ["busy"])
         await server.stop()
     }
