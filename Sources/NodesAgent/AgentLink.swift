@@ -512,10 +512,15 @@ struct AgentLink {
     }
 
     /// The last words: a stopped agent waits a little longer for the socket than an exit does.
-    private mutating func sayGoodbye(_ reason: GoodbyeReason) -> Action {
+    /// A drain that sent everything in time may wait for the socket to take its goodbye for what
+    /// is left of the flush's bound (`within`): the last frames can fill the socket just as a
+    /// collector that was stopped comes back, and it reads that backlog before there is room
+    /// again. Without the goodbye, the session would end abnormally and its verdicts be lost.
+    private mutating func sayGoodbye(_ reason: GoodbyeReason, within nanoseconds: UInt64 = 0) -> Action {
         phase = .closing(then: .finish)
         stream.step = .between
-        let wait = reason == .agentDisabled ? Self.stopGoodbyeMilliseconds : Self.exitGoodbyeMilliseconds
+        var wait = reason == .agentDisabled ? Self.stopGoodbyeMilliseconds : Self.exitGoodbyeMilliseconds
+        wait = max(wait, Int32(clamping: nanoseconds / 1_000_000))
         return .sayGoodbye(reason, waitMilliseconds: wait)
     }
 
@@ -615,7 +620,7 @@ struct AgentLink {
         case .draining(let target, let deadline):
             if stream.lastSequence >= target, !stream.unsentBytes {
                 if stream.settlementDue, now < deadline { return settle(now: now, deadline: deadline) }
-                return sayGoodbye(.normalExit)
+                return sayGoodbye(.normalExit, within: deadline > now ? deadline - now : 0)
             }
             if now >= deadline { return sayGoodbye(.flushIncomplete) }
             // A drain's every round vouches: the backlog does not matter.

@@ -41,6 +41,9 @@ struct UnixSocketClient {
     /// Returns the new offset.
     func send(_ bytes: [UInt8], from offset: Int, timeoutMilliseconds: Int32) -> Result<Int, Failure> {
         var offset = offset
+        // The wait is for the whole send: a socket that takes a little at a time does not get
+        // the timeout again with each part.
+        let deadline = MonotonicClock.now() &+ UInt64(max(timeoutMilliseconds, 0)) &* 1_000_000
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw in
                 Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
@@ -53,7 +56,9 @@ struct UnixSocketClient {
             guard written < 0, error == EAGAIN || error == EWOULDBLOCK || error == EINTR else {
                 return .failure(error == EPIPE || error == ECONNRESET ? .closed : .system(call: "send", errno: error))
             }
-            switch wait(for: Int16(POLLOUT), timeoutMilliseconds: timeoutMilliseconds) {
+            let now = MonotonicClock.now()
+            let left = now < deadline ? Int32(clamping: (deadline - now + 999_999) / 1_000_000) : 0
+            switch wait(for: Int16(POLLOUT), timeoutMilliseconds: left) {
             case .success(true): continue
             case .success(false): return .success(offset)
             case .failure(let failure): return .failure(failure)

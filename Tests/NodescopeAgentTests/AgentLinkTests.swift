@@ -287,6 +287,29 @@ struct AgentLinkTests {
         #expect(goodbye.reason == .normalExit && goodbye.time - exit < 2 * ms + simulation.explainDuration)
     }
 
+    /// A drain that sent everything may still find the socket full for its goodbye (a collector
+    /// stopped meanwhile reads its backlog first): the goodbye may wait for what is left of the
+    /// flush's bound, and the exit hook is told so, so that the session does not end abnormally.
+    /// One cut by the bound waits only a little.
+    @Test func theGoodbyeOfADrainWaitsForWhatIsLeftOfTheFlushsBound() throws {
+        let exit = at(500 * ms)
+        let simulation = exiting(holdsExit: false, detachedAt: at(100 * ms), releasedAt: at(150 * ms), exit: exit)
+        let goodbye = try #require(simulation.goodbye)
+        let wait = try #require(simulation.goodbyeWaitMilliseconds)
+        #expect(goodbye.reason == .normalExit)
+        // The flush's bound is 1 s by default; the drain took a few milliseconds of it.
+        #expect(wait > 900 && wait <= 1_000, "waits \(wait) ms")
+        let exitDeadline = try #require(simulation.link.exitDeadline)
+        #expect(exitDeadline >= goodbye.time + UInt64(wait) * ms)
+
+        var cut = connected(holdsExit: false)
+        cut.writeOutcome = .partly
+        cut.exitAt = exit
+        cut.run(until: exit + 5 * second)
+        #expect(cut.goodbye?.reason == .flushIncomplete)
+        #expect(cut.goodbyeWaitMilliseconds == AgentLink.exitGoodbyeMilliseconds)
+    }
+
     @Test func anUnheldExitExplainsTheNodesAwaitingReleaseAfterItsDrainAndThenSaysGoodbye() throws {
         let exit = at(500 * ms)
         let simulation = exiting(holdsExit: false, detachedAt: exit - 10 * ms, releasedAt: nil, exit: exit)

@@ -97,6 +97,8 @@ struct LinkSimulation {
     private(set) var heartbeats: [(time: UInt64, vouched: UInt64)] = []
     /// The goodbye said, and when.
     private(set) var goodbye: (reason: GoodbyeReason, time: UInt64)?
+    /// How long the goodbye's send was allowed to wait for the socket, in milliseconds.
+    private(set) var goodbyeWaitMilliseconds: Int32?
     /// Whether frames encoded before the goodbye were not all written when it was asked for:
     /// the goodbye then goes out in one final send behind them.
     private(set) var unsentAtGoodbye = false
@@ -292,8 +294,9 @@ struct LinkSimulation {
             explanations.append((now, taken))
             now += explainDuration
             return link.leaksExplained(oldestUnexplained: oldestUnexplained, now: now)
-        case .sayGoodbye(let reason, _):
+        case .sayGoodbye(let reason, let wait):
             goodbye = (reason, now)
+            goodbyeWaitMilliseconds = wait
             unsentAtGoodbye = unsent
             let finalSendPartial = partialWritesDuring?.contains(now) == true || writeOutcome == .partly
             goodbyeLost = unsent && finalSendPartial

@@ -72,7 +72,10 @@ struct VerdictsUnderLoadTests {
             list.contains { "\($0.pid)" == pid && $0.endedAtNanos != nil }
         }
         let summary = try #require(processes.first { "\($0.pid)" == pid })
-        #expect(summary.endedNormally == true)
+        // A drain that fills the socket just as the collector comes back must still get its
+        // goodbye through (it once waited 50 ms for it, and the session ended abnormally).
+        let sessions = processes.filter { "\($0.pid)" == pid }.map { "session \($0.session): \($0.end.map(\.rawValue) ?? "open")" }
+        #expect(summary.endedNormally == true, "\(sessions)")
         let verdicts = try fixture.leaks(pid).map(\.verdict)
         #expect(verdicts.isEmpty, "a clean app got \(verdicts)")
     }
