@@ -30,10 +30,10 @@ final class ElfSymbols {
         guard let header = Self.read(descriptor, at: 0, count: 64), header.prefix(5) == [0x7F, 0x45, 0x4C, 0x46, 2] else {
             return nil
         }
-        let programHeaders = Int(header.load(UInt64.self, at: 32))
+        let programHeaders = Int(truncatingIfNeeded: header.load(UInt64.self, at: 32))
         let programHeaderSize = Int(header.load(UInt16.self, at: 54))
         let programHeaderCount = Int(header.load(UInt16.self, at: 56))
-        let sectionHeaders = Int(header.load(UInt64.self, at: 40))
+        let sectionHeaders = Int(truncatingIfNeeded: header.load(UInt64.self, at: 40))
         let sectionHeaderSize = Int(header.load(UInt16.self, at: 58))
         let sectionCount = Int(header.load(UInt16.self, at: 60))
         guard programHeaderSize >= 56, sectionHeaderSize >= 64, sectionCount < 65_536, programHeaderCount < 65_536,
@@ -49,13 +49,13 @@ final class ElfSymbols {
         for index in 0..<sectionCount {
             let base = index * sectionHeaderSize
             guard sections.load(UInt32.self, at: base + 4) == 2 else { continue }  // SHT_SYMTAB
-            let offset = Int(sections.load(UInt64.self, at: base + 24))
-            let size = Int(sections.load(UInt64.self, at: base + 32))
+            let offset = Int(truncatingIfNeeded: sections.load(UInt64.self, at: base + 24))
+            let size = Int(truncatingIfNeeded: sections.load(UInt64.self, at: base + 32))
             let link = Int(sections.load(UInt32.self, at: base + 40))
             guard link < sectionCount, size < 1 << 30, let table = Self.read(descriptor, at: offset, count: size) else { return nil }
             let stringBase = link * sectionHeaderSize
-            stringTableOffset = Int(sections.load(UInt64.self, at: stringBase + 24))
-            stringTableSize = Int(sections.load(UInt64.self, at: stringBase + 32))
+            stringTableOffset = Int(truncatingIfNeeded: sections.load(UInt64.self, at: stringBase + 24))
+            stringTableSize = Int(truncatingIfNeeded: sections.load(UInt64.self, at: stringBase + 32))
             for entry in stride(from: 0, to: size - 23, by: 24) {
                 let info = table[entry + 4]
                 let sectionIndex = table.load(UInt16.self, at: entry + 6)
@@ -88,7 +88,7 @@ final class ElfSymbols {
         var candidate = low - 1
         while candidate >= 0, candidate >= low - 8 {
             let symbol = symbols[candidate]
-            if address < symbol.value + symbol.size, let name = name(at: symbol.name) {
+            if address < symbol.value &+ symbol.size, let name = name(at: symbol.name) {
                 return (symbol.value, symbol.size, name)
             }
             candidate -= 1
@@ -102,14 +102,14 @@ final class ElfSymbols {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
-        var position = stringTableOffset + Int(offset)
+        var position = stringTableOffset &+ Int(offset)
         while bytes.count < 16_384, let chunk = Self.read(descriptor, at: position, count: 512, partial: true), !chunk.isEmpty {
             if let end = chunk.firstIndex(of: 0) {
                 bytes += chunk[..<end]
                 return String(decoding: bytes, as: UTF8.self)
             }
             bytes += chunk
-            position += chunk.count
+            position &+= chunk.count
         }
         return nil
     }
@@ -119,7 +119,7 @@ final class ElfSymbols {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset &+ done)) }
             if got < 0, errno == EINTR { continue }
             guard got > 0 else { break }
             done += got

@@ -71,7 +71,7 @@ final class GlobalNames {
         if low > 0, imageAddress < known[low - 1].end { return known[low - 1].isCache }
         guard let symbols = symbols(of: path), let found = symbols.symbolExtent(containing: imageAddress) else { return false }
         let isCache = found.name.hasPrefix("$s") && Self.runtimeCacheSuffixes.contains { found.name.hasSuffix($0) }
-        let entry = (start: found.start, end: found.start + found.size, isCache: isCache)
+        let entry = (start: found.start, end: found.start &+ found.size, isCache: isCache)
         let position = known.firstIndex { $0.start > found.start } ?? known.count
         cacheVerdicts[path, default: []].insert(entry, at: position)
         return isCache

@@ -282,11 +282,19 @@ final class HeapGraph {
         let keysAddress = base.load(fromByteOffset: 48, as: UInt.self)
         let valuesAddress = isDictionary ? base.load(fromByteOffset: 56, as: UInt.self) : keysAddress
         let keyStride = collection.key?.stride ?? collection.element.stride
-        guard keysAddress >= blockStart, valuesAddress >= blockStart else { return nil }
+        // The words are whatever the block holds (a storage being made still has its previous
+        // occupant's bytes past its header): every offset and product is bounded by the block
+        // before it is used, so that no garbage can overflow.
+        guard keysAddress >= blockStart, keysAddress - blockStart <= UInt(size),
+            valuesAddress >= blockStart, valuesAddress - blockStart <= UInt(size)
+        else { return nil }
         let keys = Int(keysAddress - blockStart)
         let values = Int(valuesAddress - blockStart)
-        guard keys == bitmap + bitmapWords * 8, keys + bucketCount * keyStride <= size,
-            !isDictionary || (values >= keys + bucketCount * keyStride && values + bucketCount * collection.element.stride <= size)
+        let elementStride = max(collection.element.stride, 1)
+        guard keys == bitmap + bitmapWords * 8, keyStride >= 1, bucketCount <= (size - keys) / keyStride else { return nil }
+        guard
+            !isDictionary
+                || (values >= keys + bucketCount * keyStride && bucketCount <= (size - values) / elementStride)
         else { return nil }
         var occupied: [Int] = []
         for word in 0..<bitmapWords {

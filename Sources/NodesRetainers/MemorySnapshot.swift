@@ -98,7 +98,7 @@ final class MemorySnapshot {
                 let sofar = copied + done
                 let projected =
                     sofar >= 2 * Self.copySlice
-                    ? now &+ UInt64(Double(now &- copyStart) / Double(sofar) * Double(total - sofar)) : now
+                    ? now &+ UInt64(min(Double(now &- copyStart) / Double(sofar) * Double(total - sofar), 1e18)) : now
                 if now >= deadline || projected >= deadline {
                     munmap(mapped, total)
                     throw .outOfTime(bytes: total)
@@ -271,7 +271,7 @@ final class MemorySnapshot {
         else { return nil }
         let word = { (index: Int) in info.withUnsafeBytes { $0.load(fromByteOffset: index * 8, as: UInt.self) } }
         let (arena, previous, size, protected) = (word(0), word(1), word(2), word(3))
-        guard size >= 4_096, size <= arenaHeapAlignment, protected >= size else { return nil }
+        guard size >= 4_096, size <= arenaHeapAlignment, size % 4_096 == 0, protected >= size else { return nil }
         // The heap may have grown since the maps were read (this thread allocates too).
         let end = mapping.start + min(size, mapping.length)
         if previous == 0, arena == mapping.start + heapInfoSize {

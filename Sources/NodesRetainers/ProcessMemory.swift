@@ -45,7 +45,7 @@ enum ProcessMemory {
         var base: UInt = 0
         guard cnm_symbol_at(address, &name, &start, &size, &image, &base) != 0 else { return nil }
         let imageName = image.map { String(cString: $0) } ?? ""
-        guard let name, start <= address, address < start + UInt(max(size, 8)) else { return nil }
+        guard let name, start <= address, address < start &+ UInt(max(size, 8)) else { return nil }
         return (String(cString: name), address - start, imageName)
     }
 

@@ -121,7 +121,9 @@ final class TypeCatalog {
     private(set) lazy var slabMetadata = ProcessMemory.pointer(named: "_swift_concurrency_debug_asyncTaskSlabMetadata")
     /// The size of a task's own fields: a child task's parent follows them (and the task's flags
     /// say whether it is a child).
-    private(set) lazy var taskSize = ProcessMemory.pointer(named: "_swift_concurrency_debug_asyncTaskSize").map { Int($0) }
+    private(set) lazy var taskSize = ProcessMemory.pointer(named: "_swift_concurrency_debug_asyncTaskSize").flatMap {
+        $0 <= 4_096 ? Int($0) : nil
+    }
     /// Where the Swift runtime's metadata allocator keeps its current pool (the start of what is
     /// free in it, and how many bytes are free), and the size of a pool it allocates from the heap
     /// (the first pool, in its own data, is bigger): what the runtime exports for heap tools.
@@ -346,8 +348,10 @@ final class TypeCatalog {
             for field in fields where field.isStrong && Self.mayHoldReferences(field.type) {
                 // Offsets come from the metadata: a field that does not fit is not read.
                 guard field.offset >= 0, field.offset < instanceSize, field.size > 0, field.size <= instanceSize else { continue }
-                let range = max(16, field.offset)..<min(instanceSize, field.offset + field.size)
-                guard !range.isEmpty else { continue }
+                let lower = max(16, field.offset)
+                let upper = min(instanceSize, field.offset + field.size)
+                guard lower < upper else { continue }
+                let range = lower..<upper
                 if let last = ranges.last, last.upperBound >= range.lowerBound {
                     ranges[ranges.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
                 } else {
@@ -359,14 +363,18 @@ final class TypeCatalog {
         // A ManagedBuffer's elements follow the instance: scanned when their type may hold a
         // reference (its second generic argument).
         var scansTail = false
-        var superclass = word(metadata + 8) ?? 0
-        while superclass != 0 {
+        // A bounded walk through superclasses checked as class metadata (the words are read
+        // again here, and a chain must not lead the runtime into memory that is no metadata).
+        var superclass = word(metadata &+ 8) ?? 0
+        var depth = 0
+        while superclass != 0, depth < 64, isClassMetadata(superclass, depth: 0) {
+            depth += 1
             if _typeName(unsafeBitCast(superclass, to: Any.Type.self), qualified: true).hasPrefix("Swift.ManagedBuffer<") {
                 let arguments = genericArguments(of: superclass)
                 scansTail = arguments.count < 2 || Self.mayHoldReferences(arguments[1])
                 break
             }
-            superclass = word(superclass + 8) ?? 0
+            superclass = word(superclass &+ 8) ?? 0
         }
         let first = planRanges.count
         planRanges += scanned ?? []

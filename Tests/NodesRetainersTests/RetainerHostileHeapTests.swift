@@ -153,10 +153,26 @@ final class HostileHeap: @unchecked Sendable {
         fakes = makeFakeMetadata(random: &random)
         for block in blocks {
             for word in 0..<block.words { store(hostileWord(&random), in: block, at: word) }
-            // Most look like objects: a (fake) metadata pointer first.
+            // Most look like objects: a (fake) metadata pointer first; some carry the real
+            // metadata of a dictionary's, a set's or an array's storage, with garbage where its
+            // counts and the addresses of its keys and values would be (a storage that is being
+            // made holds its previous occupant's bytes there).
             if random.chance(70) { store(fakes[random.below(fakes.count)], in: block, at: 0) }
+            if random.chance(15) { store(Self.storageMetadata[random.below(Self.storageMetadata.count)], in: block, at: 0) }
         }
     }
+
+    /// The metadata of real collection storages, whose layouts the analysis reads.
+    private static let storageMetadata: [UInt] = {
+        let dictionary: [Int: GenericBox<Int>] = [1: GenericBox(), 2: GenericBox()]
+        let set: Set<Int> = [1, 2, 3]
+        let array: [GenericBox<Int>] = [GenericBox()]
+        func isa<T>(of collection: T) -> UInt {
+            let storage = unsafeBitCast(collection, to: UnsafeRawPointer.self)
+            return storage.load(as: UInt.self)
+        }
+        return [isa(of: dictionary), isa(of: set), isa(of: array)]
+    }()
 
     func free() {
         for block in blocks { Glibc.free(UnsafeMutableRawPointer(bitPattern: block.address)) }

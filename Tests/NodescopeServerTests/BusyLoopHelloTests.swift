@@ -75,7 +75,7 @@ struct BusyLoopHelloTests {
             var byte: UInt8 = 0
             guard recv(peer, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) < 0, errno == EAGAIN else { return nil }
             usleep(busyMicros)
-            return write(peer, hello, hello.count)
+            return send(peer, hello, hello.count, Int32(MSG_NOSIGNAL))
         }
         guard let written else {
             await server.stop()

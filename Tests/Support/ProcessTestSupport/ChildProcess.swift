@@ -84,12 +84,16 @@ public final class ChildProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    /// Sends a signal.
-    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    /// Sends `signal` to the process if it still runs (a pid that was reaped may already be
+    /// another process's).
+    public func signal(_ signal: Int32) {
+        guard process.isRunning, process.processIdentifier > 0 else { return }
+        kill(process.processIdentifier, signal)
+    }
 
     /// Kills the process if it still runs.
     public func stop() {
-        if process.isRunning {
+        if process.isRunning, process.processIdentifier > 0 {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
