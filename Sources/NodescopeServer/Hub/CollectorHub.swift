@@ -363,18 +363,32 @@ final class CollectorHub {
         guard let host = hosts[question.session] else { return }
         lastQuestionID &+= 1
         let id = lastQuestionID
+        questions[id] = OpenQuestion(
+            client: client, clientRequestID: requestID, session: question.session, nodeIDs: question.nodeIDs,
+            deadline: nil)
+        armQuestionDeadline(id, due: eventLoop.now + .nanoseconds(limits.explainDeadlineNanos))
+        send([.explain(ExplainFrame(requestID: id, nodeIDs: question.nodeIDs))], to: host.connection)
+    }
+
+    /// Answers question `id` as unanswered at `due`. A deadline that the loop reaches late (it
+    /// was busy with other work, a big answer for another client) is given a little longer,
+    /// once: the host's answer may be waiting in its socket, which the loop reads before it runs
+    /// timers again.
+    private func armQuestionDeadline(_ id: UInt32, due: NIODeadline, extended: Bool = false) {
         let deadlineNanos = limits.explainDeadlineNanos
-        let deadline = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(deadlineNanos)) {
+        let slack = TimeAmount.nanoseconds(max(deadlineNanos / 4, 100_000_000))
+        questions[id]?.deadline = eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+            guard self.questions[id] != nil else { return }
+            if !extended, self.eventLoop.now - due > slack {
+                self.armQuestionDeadline(id, due: self.eventLoop.now + slack, extended: true)
+                return
+            }
             self.answerQuestion(
                 id,
                 with: .failure(
                     .unavailable,
                     "the process did not answer within \(deadlineNanos / 1_000_000_000) s (is it stopped, or its agent busy?)"))
         }
-        questions[id] = OpenQuestion(
-            client: client, clientRequestID: requestID, session: question.session, nodeIDs: question.nodeIDs,
-            deadline: deadline)
-        send([.explain(ExplainFrame(requestID: id, nodeIDs: question.nodeIDs))], to: host.connection)
     }
 
     /// A host ended its answer to a question: the client gets the nodes as the collector now
