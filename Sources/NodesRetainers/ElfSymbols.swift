@@ -11,7 +11,9 @@ import Darwin
 ///
 /// Only the symbol table is read (names are read from the file when asked for), so a large
 /// debug executable costs little.
-final class ElfSymbols {
+final class ElfSymbols: @unchecked Sendable {
+    // Unchecked: its properties are set while it is made and only read after, from any thread
+    // (the tables are shared by every analysis of the process).
     private let path: String
     /// Data symbols by address: (address, size, offset of the name in the string table).
     private var symbols: [(value: UInt, size: UInt, name: UInt32)] = []

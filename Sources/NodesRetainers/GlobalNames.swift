@@ -1,4 +1,5 @@
 import NodesTracking
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,8 +11,9 @@ import Darwin
 /// table (its globals are local symbols), else from the dynamic linker, demangled by the Swift
 /// runtime (`sample_nodes.app`, `Nodes.NodeTracker.shared`).
 final class GlobalNames {
-    private var images: [String: ElfSymbols] = [:]
-    private var unreadable: Set<String> = []
+    /// The symbol tables read so far in this process, by image path (nil: not a readable ELF
+    /// image): an image's table is read once, whichever analysis asks first.
+    private static let images = Mutex<[String: ElfSymbols?]>([:])
     private lazy var executable: String? = {
         var buffer = [CChar](repeating: 0, count: 4_096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -92,13 +94,15 @@ final class GlobalNames {
     }
 
     private func symbols(of path: String) -> ElfSymbols? {
-        if let known = images[path] { return known }
-        guard !unreadable.contains(path), let symbols = ElfSymbols(path: path) else {
-            unreadable.insert(path)
-            return nil
+        if let known = Self.images.withLock({ $0[path] }) { return known }
+        // Read outside the lock (a large table takes a while); two analyses that race read it
+        // twice, and keep one.
+        let symbols = ElfSymbols(path: path)
+        return Self.images.withLock { images in
+            if let known = images[path] { return known }
+            images[path] = .some(symbols)
+            return symbols
         }
-        images[path] = symbols
-        return symbols
     }
 
     private func loadBias(of path: String, map: MemoryMap) -> UInt? {

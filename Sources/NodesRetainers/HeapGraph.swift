@@ -46,9 +46,7 @@ final class HeapGraph {
         var slabs: [Int32] = []
         for task in tasks {
             let (base, size) = index.contents(of: task)
-            var offset = 16
-            while offset + 32 <= size, base.load(fromByteOffset: offset, as: UInt.self) != marker { offset += 16 }
-            guard offset + 32 <= size else { continue }
+            guard let offset = slabInside(base, size: size, marker: marker) else { continue }
             var next = base.load(fromByteOffset: offset + 8, as: UInt.self)
             while next != 0, slabs.count < 4_096 {
                 let slab = index.block(at: next)
@@ -138,7 +136,7 @@ final class HeapGraph {
             if ownTasks.contains(block) { return }
             // The task's first slab is inside it: what lies past the slab's used part is left
             // over from frames that have returned.
-            guard let marker = catalog.slabMetadata, let slab = slabInside(base, size: size, marker: marker) else {
+            guard let marker = catalog.slabMetadata, let slab = Self.slabInside(base, size: size, marker: marker) else {
                 _ = scan(base, 16..<size, body)
                 return
             }
@@ -196,7 +194,7 @@ final class HeapGraph {
     }
 
     /// Where the first slab of a task's allocator is inside the task: the word that marks it.
-    private func slabInside(_ base: UnsafeRawPointer, size: Int, marker: UInt) -> Int? {
+    private static func slabInside(_ base: UnsafeRawPointer, size: Int, marker: UInt) -> Int? {
         var offset = 16
         while offset + 32 <= size {
             if base.load(fromByteOffset: offset, as: UInt.self) == marker { return offset }
