@@ -45,18 +45,9 @@ struct BusyLoopHelloTests {
         let server = CollectorServer(socketPath: path, limits: ServerLimits(helloDeadlineNanos: deadline))
         try await server.start()
 
-        let peer = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(peer >= 0)
-        defer { close(peer) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
-            for (index, byte) in path.utf8.enumerated() where index < bytes.count - 1 { bytes[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(peer, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(connected == 0)
+        let connection = try #require(TestPeer(path: path))
+        defer { connection.close() }
+        let peer = connection.descriptor
         // The connection is accepted and its handler installed first (the deadline runs from
         // there): a few turns of the loop. Then work keeps the loop busy past the deadline and
         // sends the hello meanwhile, from the loop's own thread, if the connection is still open.
