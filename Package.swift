@@ -35,7 +35,12 @@ let package = Package(
             description: "The collector daemon, the nodescope command and the web view, with SwiftNIO, "
                 + "Hummingbird, ArgumentParser and the other packages they need. An app needs none of them."),
         .trait(name: "Combine", description: "The NodesCombine product, with OpenCombine."),
-        .default(enabledTraits: ["Tools", "Combine"]),
+        .trait(
+            name: "Export",
+            description: "The daemon's export into the pipelines teams run (`daemon --metrics`: Prometheus' text format, "
+                + "with swift-prometheus). Needs Tools; a build of the tools without it serves no metrics.",
+            enabledTraits: ["Tools"]),
+        .default(enabledTraits: ["Tools", "Combine", "Export"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
@@ -47,6 +52,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Message types, framing, encoder and decoder over bytes. Depends on nothing.
@@ -135,6 +141,15 @@ let package = Package(
         // the demangler and llvm-symbolizer, bounded and cached (Foundation, child processes).
         .target(name: "NodescopeSymbols", dependencies: ["NodescopeWire"]),
 
+        // What the tools' HTTP servers keep a client from making them hold: connections, places
+        // for work, the time to send a request (the web view's and the metrics endpoint's).
+        .target(
+            name: "NodescopeHTTPGuard",
+            dependencies: [
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+            ]),
+
         // The web view: a read-only page and HTTP API on loopback, a control client of the
         // collector like the CLI (Hummingbird; the page is plain HTML, CSS and JavaScript,
         // compiled into the binary).
@@ -142,7 +157,7 @@ let package = Package(
             name: "NodescopeWeb",
             dependencies: [
                 "NodescopeCollector", "NodescopeControl", "NodescopeControlCodec", "NodescopeReports", "NodescopeGraphviz",
-                "NodescopeRecording", "NodescopeReplay", "NodescopeSource",
+                "NodescopeRecording", "NodescopeReplay", "NodescopeSource", "NodescopeHTTPGuard",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Tools"])),
@@ -151,6 +166,22 @@ let package = Package(
             ],
             resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]),
 
+        // Export into the pipelines teams already run: the daemon's counts in Prometheus' text
+        // format on an HTTP endpoint of its own (`daemon --metrics`). An edge, like the web view:
+        // it reads what the daemon hands it and changes nothing.
+        .target(
+            name: "NodescopeExport",
+            dependencies: [
+                "NodescopeCollector", "NodescopeHTTPGuard",
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Export"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Export"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Export"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Export"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Export"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Export"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Export"])),
+            ]),
+
         // The CLI's commands as a testable library, and the thin executable.
         .target(
             name: "NodescopeCommands",
@@ -158,7 +189,7 @@ let package = Package(
                 "NodescopeServer", "NodescopeControl", "NodescopeControlCodec", "NodescopeReports", "NodescopeCollector",
                 "NodescopeWire",
                 "NodescopeGraphviz", "NodescopeSocket", "NodescopeWeb", "NodescopeRecording", "NodescopeReplay",
-                "NodescopeSource",
+                "NodescopeSource", "NodescopeExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
@@ -236,6 +267,7 @@ let package = Package(
         .testTarget(
             name: "NodescopeRecordingTests",
             dependencies: ["NodescopeRecording", "NodescopeReplay", "NodescopeCollector", "NodescopeWire", "SeededRandom"]),
+        .testTarget(name: "NodescopeExportTests", dependencies: ["NodescopeExport", "NodescopeCollector"]),
         .testTarget(name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector"]),
         .testTarget(
             name: "NodescopeSymbolsTests", dependencies: ["NodescopeSymbols", "NodescopeWire", "ProcessTestSupport", "sample-nodes"]),
@@ -243,6 +275,7 @@ let package = Package(
             name: "NodescopeWebTests",
             dependencies: [
                 "NodescopeWeb", "NodescopeSource", "NodescopeRecording", "NodescopeReplay", "NodescopeCollector", "NodescopeWire",
+                "NodescopeHTTPGuard",
             ]),
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport"),
         .testTarget(

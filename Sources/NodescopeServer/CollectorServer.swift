@@ -130,6 +130,34 @@ package final class CollectorServer: Service, Sendable {
         return (try? await loop.submit { hub.value.failedRecordings }.get()) ?? []
     }
 
+    /// The daemon's own counts, at one instant.
+    package struct Counts: Sendable, Equatable {
+        /// Hosts connected (hello accepted).
+        package var hosts: Int
+        /// Clients connected, apart from hosts.
+        package var clients: Int
+        /// Recordings being written.
+        package var recordings: Int
+        /// Recordings that could not be written, since the start.
+        package var failedRecordings: Int
+    }
+
+    /// Every process the collector lists (as `ps` lists them) and the daemon's own counts, read
+    /// together on the collector's loop (what `daemon --metrics` exports).
+    package func processesAndCounts() async throws -> (processes: [ProcessSummary], counts: Counts) {
+        guard let hub = state.withLock({ $0.hub }) else {
+            throw ServerError(.notStarted, "the collector has not started: start() it first (or it failed to start)")
+        }
+        return try await loop.submit {
+            let hub = hub.value
+            let (hosts, clients) = hub.admittedCounts
+            return (
+                hub.collector.processes(),
+                Counts(hosts: hosts, clients: clients, recordings: hub.recordingCount, failedRecordings: hub.failedRecordingCount)
+            )
+        }.get()
+    }
+
     /// Runs `body` on the collector's loop with the collector, and returns its result.
     package func withCollector<T: Sendable>(_ body: @escaping @Sendable (Collector) -> T) async throws -> T {
         guard let hub = state.withLock({ $0.hub }) else {

@@ -8,6 +8,7 @@ import NodescopeCollector
 import NodescopeControl
 import NodescopeControlCodec
 import NodescopeGraphviz
+import NodescopeHTTPGuard
 import NodescopeReplay
 import NodescopeReports
 import NodescopeSource

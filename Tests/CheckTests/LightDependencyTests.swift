@@ -13,8 +13,12 @@ struct LightDependencyTests {
     /// The packages that the daemon and the command need and an app must not resolve.
     static let toolsPackages: Set<String> = [
         "swift-nio", "hummingbird", "swift-argument-parser", "swift-log", "swift-service-lifecycle",
-        "swift-subprocess", "swift-system", "swift-http-types",
+        "swift-subprocess", "swift-system", "swift-http-types", "swift-prometheus", "swift-metrics",
     ]
+
+    /// The package of the export (`daemon --metrics`), behind the `Export` trait (swift-metrics comes
+    /// with Hummingbird too).
+    static let exportPackages: Set<String> = ["swift-prometheus"]
 
     @Test(.timeLimit(.minutes(5)))
     func theRuntimeAndItsTestingLibraryResolveNoPackage() throws {
@@ -33,6 +37,13 @@ struct LightDependencyTests {
     func withTheDefaultTraitsTheToolsPackagesComeAlong() throws {
         let pins = try Self.resolve(traits: nil, products: ["Nodes"], testProducts: [])
         #expect(Self.toolsPackages.isSubset(of: pins), "the default traits resolved only \(pins.sorted())")
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func theToolsWithoutTheExportTraitResolveNoExportPackage() throws {
+        let pins = try Self.resolve(traits: "[\"Tools\"]", products: ["Nodes"], testProducts: [])
+        #expect(pins.isDisjoint(with: Self.exportPackages), "the tools without Export resolved \(pins.sorted())")
+        #expect(pins.contains("swift-nio"), "the tools resolved only \(pins.sorted())")
     }
 
     /// Writes a consumer whose app target uses `products` and whose test target uses

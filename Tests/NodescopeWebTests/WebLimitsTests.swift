@@ -1,3 +1,4 @@
+import NodescopeHTTPGuard
 import Testing
 
 @testable import NodescopeWeb

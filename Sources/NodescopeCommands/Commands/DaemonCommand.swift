@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import NodescopeCollector
+import NodescopeExport
 import NodescopeServer
 import NodescopeWeb
 import ServiceLifecycle
@@ -50,6 +51,12 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "The web view's port with --ui (0 picks a free one).")
     var uiPort: Int = 0
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the daemon's counts for Prometheus at http://ADDRESS/metrics: PORT (on 127.0.0.1), HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). Loopback unless you name another address (see docs/FLEET.md).",
+            valueName: "address"))
+    var metrics: MetricsAddress?
+
     @Option(help: "Record every process's stream into this directory, one file per process (see `nodescope record`).")
     var recordDir: String?
 
@@ -64,6 +71,11 @@ struct DaemonCommand: AsyncParsableCommand {
         guard maxStringMemory.bytes >= 1 << 20 else { throw ValidationError("--max-string-memory must be at least 1M") }
         guard keepEnded >= 0 else { throw ValidationError("--keep-ended must be 0 or more") }
         guard (0...65_535).contains(uiPort) else { throw ValidationError("--ui-port must be from 0 to 65535") }
+        #if !Export
+        if metrics != nil {
+            throw ValidationError("--metrics: this nodescope was built without the Export trait, so it serves no metrics")
+        }
+        #endif
     }
 
     func run() async throws {
@@ -90,12 +102,32 @@ struct DaemonCommand: AsyncParsableCommand {
             let web = WebViewServer(socketPath: connection.socketPath, port: uiPort, logger: logger)
             services.append(.init(service: web.service { url in UICommand.announce(url, open: false) }))
         }
+        #if Export
+        if let metrics {
+            if !metrics.isLoopback {
+                logger.warning(
+                    "--metrics \(metrics) is reachable from other machines: process names and counts are served to anyone who can connect (docs/FLEET.md)"
+                )
+            }
+            let endpoint = MetricsServer(address: metrics, logger: logger) {
+                let (processes, counts) = try await server.processesAndCounts()
+                return ExportSnapshot(
+                    processes: processes,
+                    daemon: .init(
+                        hosts: counts.hosts, clients: counts.clients, recordings: counts.recordings,
+                        failedRecordings: counts.failedRecordings))
+            }
+            services.append(.init(service: endpoint.service { [logger] url in logger.notice("metrics at \(url)") }))
+        }
+        #endif
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let error as ServerError {
             throw CLIError(error.description, exitCode: error.code == .alreadyRunning ? 1 : 2)
+        } catch let error as MetricsFailure {
+            throw CLIError(error.description, exitCode: 2)
         }
     }
 }
@@ -156,5 +188,12 @@ struct ByteCountArgument: ExpressibleByArgument, Sendable {
             return "\(bytes >> shift)\(unit)"
         }
         return "\(bytes)"
+    }
+}
+
+extension MetricsAddress: ExpressibleByArgument {
+    /// `--metrics 9464`, `--metrics 127.0.0.1:9464`, `--metrics [::1]:9464`.
+    public init?(argument: String) {
+        self.init(parsing: argument)
     }
 }

@@ -42,6 +42,8 @@ final class CollectorHub {
     private var recordingPool: NIOThreadPool?
     /// The recordings of ``recordDirectory`` that could not be written, in the order they failed.
     private(set) var failedRecordings: [RecordingSink.Outcome] = []
+    /// Recordings that could not be written since the start, whoever asked for them.
+    private(set) var failedRecordingCount = 0
     /// The recordings under way, by session.
     private var recorders: [SessionID: [SessionRecorder]] = [:]
     /// Recordings asked for processes that have not connected yet.
@@ -86,6 +88,12 @@ final class CollectorHub {
     func admit(_ connection: ConnectionID, asHost: Bool) -> Bool {
         subscriptions.admit(connection, asHost: asHost)
     }
+
+    /// Hosts and clients admitted now.
+    var admittedCounts: (hosts: Int, clients: Int) { subscriptions.admittedCounts }
+
+    /// Recordings being written now.
+    var recordingCount: Int { recorders.values.reduce(0) { $0 + $1.count } }
 
     /// Forgets a closed connection and ends its subscriptions (and the recordings it asked for,
     /// at `now`).
@@ -315,6 +323,7 @@ final class CollectorHub {
                 "recording lost frames",
                 metadata: ["path": "\(VisibleText.escaped(outcome.path))", "frames": "\(outcome.lostFrames)"])
         }
+        if outcome.error != nil { failedRecordingCount += 1 }
         guard let owner else {
             // A recording of the record directory: the embedding program asks (`check --record`).
             // The latest 1,000: a daemon's disk may stay full for days.
