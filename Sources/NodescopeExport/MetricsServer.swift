@@ -121,19 +121,50 @@ package struct MetricsServer: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// `body`'s result, or ``TimedOut`` after `deadline`.
+    /// `body`'s result, or ``TimedOut`` after `deadline`: the caller is answered at the deadline
+    /// even when `body` cannot be cancelled (a question waiting on the collector's loop), and
+    /// `body` finishes on its own later. At most ``maxUnfinished`` such bodies are left running;
+    /// past that, ``TimedOut`` at once, so that a stuck collector does not gather them.
     static func within<T: Sendable>(_ deadline: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
+        guard
+            unfinished.withLock({ count in
+                guard count < maxUnfinished else { return false }
+                count += 1
+                return true
+            })
+        else { throw TimedOut(deadline: deadline) }
+        let once = Once<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            once.value.withLock { $0 = continuation }
+            let timer = Task {
                 try await Task.sleep(for: deadline)
-                return nil
+                once.value.withLock { $0.take() }?.resume(throwing: TimedOut(deadline: deadline))
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw TimedOut(deadline: deadline) }
-            return value
+            Task {
+                let result: Result<T, any Error>
+                do {
+                    result = .success(try await body())
+                } catch {
+                    result = .failure(error)
+                }
+                unfinished.withLock { $0 -= 1 }
+                timer.cancel()
+                once.value.withLock { $0.take() }?.resume(with: result)
+            }
         }
     }
+
+    /// A continuation resumed once, by whichever comes first.
+    private final class Once<T: Sendable>: Sendable {
+        let value = Mutex<CheckedContinuation<T, any Error>?>(nil)
+    }
+
+    /// The questions to the collector still running, the answered and the abandoned ones.
+    private static let unfinished = Mutex(0)
+    /// How many questions to the collector are running now.
+    static var unfinishedCount: Int { unfinished.withLock { $0 } }
+    /// The most questions to the collector running at once.
+    static let maxUnfinished = 8
 
     /// The collector did not answer within the deadline.
     struct TimedOut: Error, CustomStringConvertible {

@@ -104,7 +104,9 @@ final class CollectorHub {
             for recorder in list where recorder.owner == connection {
                 recorder.finish(.stopped, arrival: now) { collector.resyncStream(session) }
             }
-            recorders[session] = list.filter { $0.owner != connection }
+            let left = list.filter { $0.owner != connection }
+            // No list left: the connection stops gathering the bytes of its reads for recordings.
+            recorders[session] = left.isEmpty ? nil : left
         }
         // A client that goes away gets no answer; the host's, when it comes, is dropped.
         for (id, question) in questions where question.client == connection {
