@@ -55,8 +55,10 @@ extension AgentLink {
         /// objects of every node detached at or before `detachedBy` and not explained yet,
         /// whatever its grace (so that the collector can settle the verdicts a retain cycle or
         /// a global decides), within `boundNanos`; report with
-        /// ``leaksExplained(oldestUnexplained:now:)``.
-        case settleLeaks(detachedBy: UInt64, boundNanos: UInt64)
+        /// ``leaksExplained(oldestUnexplained:now:)``. Those detached at or before
+        /// `graceRanOutBy` are leaks whatever the analysis finds (their grace ran out where the
+        /// collector can see it): they are explained as a live leak is, the others settled.
+        case settleLeaks(detachedBy: UInt64, graceRanOutBy: UInt64, boundNanos: UInt64)
         /// Explain what holds the alive objects of the nodes the collector asked about (a
         /// retainer analysis, whatever their grace), encode one retainers frame per object and
         /// the `explained` frame that ends the answer; report with ``requestAnswered(now:)``.

@@ -508,7 +508,8 @@ struct AgentLink {
     private mutating func settle(now: UInt64, deadline: UInt64) -> Action {
         stream.settledAtExit = true
         stream.step = .explaining
-        return .settleLeaks(detachedBy: stream.vouchedUntil, boundNanos: deadline - now)
+        return .settleLeaks(
+            detachedBy: stream.vouchedUntil, graceRanOutBy: stream.explainedDetachesBy(now: now), boundNanos: deadline - now)
     }
 
     /// The last words: a stopped agent waits a little longer for the socket than an exit does.
@@ -561,7 +562,9 @@ struct AgentLink {
             return .inspectTracker
         case .explaining:
             if case .draining(_, let deadline) = phase, stream.settledAtExit {
-                return .settleLeaks(detachedBy: stream.vouchedUntil, boundNanos: deadline > now ? deadline - now : 0)
+                return .settleLeaks(
+                    detachedBy: stream.vouchedUntil, graceRanOutBy: stream.explainedDetachesBy(now: now),
+                    boundNanos: deadline > now ? deadline - now : 0)
             }
             return .explainLeaks(detachedBy: stream.explainedDetachesBy(now: now))
         case .answering(let request):

@@ -174,8 +174,8 @@ struct AgentWriter {
                 oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())
         case .explainLeaks(let detachedBy):
             return explainLeaks(detachedBy: detachedBy)
-        case .settleLeaks(let detachedBy, let bound):
-            return explainLeaks(detachedBy: detachedBy, boundNanos: bound)
+        case .settleLeaks(let detachedBy, let graceRanOutBy, let bound):
+            return settleLeaks(detachedBy: detachedBy, graceRanOutBy: graceRanOutBy, boundNanos: bound)
         case .answer(let request):
             return answer(request)
         case .sayGoodbye(let reason, let wait):
@@ -264,6 +264,25 @@ struct AgentWriter {
     /// its own stack is left out of the analysis), one retainers frame per object.
     private mutating func explainLeaks(detachedBy: UInt64, boundNanos: UInt64? = nil) -> AgentLink.Action {
         let frames = tracker.explainLeaks(detachedBy: detachedBy, with: analysis, boundNanos: boundNanos)
+        for frame in frames { connection?.encode(.retainers(frame)) }
+        explained.keep(frames)
+        return link.leaksExplained(oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())
+    }
+
+    /// An exit's settlement, within `boundNanos`: the nodes whose grace ran out by
+    /// `graceRanOutBy` are leaks whatever the analysis finds, so they are explained as a live
+    /// leak is (cycles before stacks: a stale stack word that a conservative scan finds inside a
+    /// cycle would otherwise change the leak's path, and its fingerprint, from run to run); then
+    /// the nodes still within their grace are settled (stacks and tasks before cycles: a cycle
+    /// proves a leak only where nothing else reaches it).
+    private mutating func settleLeaks(detachedBy: UInt64, graceRanOutBy: UInt64, boundNanos: UInt64) -> AgentLink.Action {
+        let start = MonotonicClock.now()
+        var frames = tracker.explainLeaks(
+            detachedBy: min(graceRanOutBy, detachedBy), with: analysis, boundNanos: boundNanos, stacksFirst: false)
+        let used = MonotonicClock.now() &- start
+        if used < boundNanos {
+            frames += tracker.explainLeaks(detachedBy: detachedBy, with: analysis, boundNanos: boundNanos - used, stacksFirst: true)
+        }
         for frame in frames { connection?.encode(.retainers(frame)) }
         explained.keep(frames)
         return link.leaksExplained(oldestUnexplained: tracker.oldestUnexplained(), now: MonotonicClock.now())

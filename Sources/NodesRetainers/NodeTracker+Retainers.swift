@@ -11,16 +11,18 @@ extension NodeTracker {
     /// should count (its own stack is left out of the analysis).
     ///
     /// `boundNanos`, when given, bounds the analysis's time more tightly than its limits (the
-    /// agent's exit settlement uses what is left of its exit flush).
+    /// agent's exit settlement uses what is left of its exit flush). `stacksFirst` searches
+    /// threads' stacks and tasks before cycles, as settling a node still within its grace needs
+    /// (``RetainerAnalysis/explain(_:attached:detached:countingAgainstBudget:boundNanos:stacksFirst:)``);
+    /// by default, when a bound is given.
     package func explainLeaks(
-        detachedBy: UInt64, with analysis: RetainerAnalysis, boundNanos: UInt64? = nil
+        detachedBy: UInt64, with analysis: RetainerAnalysis, boundNanos: UInt64? = nil, stacksFirst: Bool? = nil
     ) -> [RetainersFrame] {
         let query = retainerQuery(detachedBy: detachedBy, maxObjects: analysis.limits.objectsPerBatch)
         guard !query.targets.isEmpty else { return [] }
-        // A bound is an exit's settlement: stacks and tasks are searched before cycles there.
         return analysis.explain(
             query.targets, attached: query.attached, detached: query.detached, boundNanos: boundNanos,
-            stacksFirst: boundNanos != nil)
+            stacksFirst: stacksFirst ?? (boundNanos != nil))
     }
 
     /// Explains what holds the alive objects of those of `nodes` that are detached, now,

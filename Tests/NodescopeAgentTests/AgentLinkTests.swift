@@ -318,8 +318,10 @@ struct AgentLinkTests {
         // Within its grace, so only the settlement explains it: after the drain, bounded by what
         // is left of the flush (1 s by default), and its frames go out with the goodbye.
         let settle = try #require(simulation.trace.first { if case .settleLeaks = $0.action { true } else { false } })
-        guard case .settleLeaks(let detachedBy, let bound) = settle.action else { return }
+        guard case .settleLeaks(let detachedBy, let graceRanOutBy, let bound) = settle.action else { return }
         #expect(detachedBy >= exit - 10 * ms)
+        // Its grace had not run out: it is settled, not explained as a leak.
+        #expect(graceRanOutBy < exit - 10 * ms)
         #expect(bound > 0 && bound <= second)
         #expect(simulation.explanations.map(\.nodes) == [[0]])
         #expect(simulation.protocolViolations == [])

@@ -283,7 +283,7 @@ struct LinkSimulation {
             return link.trackerInspected(
                 sequence: sequence, latestPendingDetach: awaitingRelease.map(\.detachedAt).max(),
                 oldestUnexplained: oldestUnexplained, now: now)
-        case .explainLeaks(let detachedBy), .settleLeaks(let detachedBy, _):
+        case .explainLeaks(let detachedBy), .settleLeaks(let detachedBy, _, _):
             // The tracker takes every unexplained node awaiting release detached by then.
             let taken = nodes.indices.filter { index in
                 let node = nodes[index]

@@ -43,11 +43,17 @@ extension SamplesTests {
         func aLeakHasOneFingerprintInFiveRuns(_ index: Int) throws {
             let (sample, kind) = Self.leaks[index]
             var runs: [Fingerprints] = []
-            for _ in 0..<5 { runs.append(try exitFingerprints(sample, kind)) }
+            var texts: [[String]] = []
+            for _ in 0..<5 {
+                let (fingerprints, hashed) = try exitRun(sample, kind)
+                runs.append(fingerprints)
+                texts.append(hashed)
+            }
             // A node whose leak an exit could not prove (see above) has no fingerprint in that
-            // run; in every run that proves it, it has the same one.
+            // run; in every run that proves it, it has the same one. When they differ, the texts
+            // that were hashed say why (which suspect, which roles alive).
             #expect(runs.contains { !$0.isEmpty }, "\(sample) --leak \(kind): no run proved a leak")
-            #expect(Self.agree(runs), "\(sample) --leak \(kind): \(runs)")
+            #expect(Self.agree(runs), "\(sample) --leak \(kind): \(runs); hashed, run by run: \(texts)")
         }
 
         @Test func everyObjectOfTheViperCycleNamesTheBackReference() throws {
@@ -122,6 +128,12 @@ extension SamplesTests {
 
         /// The fingerprints of a sample's leaks when it runs to its end under a plain daemon.
         func exitFingerprints(_ sample: String, _ kind: String) throws -> Fingerprints {
+            try exitRun(sample, kind).fingerprints
+        }
+
+        /// The same, with the text each fingerprint hashes (``LeakFingerprint``) and each path's
+        /// verdicts, to say why two runs disagree.
+        func exitRun(_ sample: String, _ kind: String) throws -> (fingerprints: Fingerprints, hashed: [String]) {
             let harness = try SampleHarness()
             defer { harness.stop() }
             let host = try ChildProcess(
@@ -133,9 +145,14 @@ extension SamplesTests {
                 let output = try harness.run(["leaks", "\(host.process.processIdentifier)", "--format", "json"]).output
                 let report = try? JSONDecoder().decode(LeaksJSON.self, from: Data(output.utf8))
                 if let report, report.processes.first?.counts.awaitingRelease == 0 || Date() > deadline {
-                    return Self.fingerprints(report.leaks.filter { $0.verdict == .leaked }.map { ($0.path, $0.fingerprint) })
+                    let leaked = report.leaks.filter { $0.verdict == .leaked }
+                    let hashed = leaked.map { leak in
+                        LeakFingerprint.canonicalText(path: leak.path, aliveObjects: leak.aliveObjects, retainers: leak.retainers)
+                            + " (paths: " + leak.retainers.map { "\($0.verdict)" }.joined(separator: ", ") + ")"
+                    }
+                    return (Self.fingerprints(leaked.map { ($0.path, $0.fingerprint) }), hashed)
                 }
-                if Date() > deadline { return [:] }
+                if Date() > deadline { return ([:], []) }
                 Thread.sleep(forTimeInterval: 0.05)
             }
         }
