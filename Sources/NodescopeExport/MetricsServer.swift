@@ -17,7 +17,7 @@ import Synchronization
 /// scrape fail with 503 in ``Limits/answerDeadline``, never pile up). On a loopback address,
 /// the `Host` header must name this server, so that a web page whose name was rebound to
 /// 127.0.0.1 cannot read it (DNS rebinding); on another address, which the user chose, any
-/// `Host` is served.
+/// `Host` is served. With a ``MetricsToken``, every request must carry it as a bearer token.
 package struct MetricsServer: Sendable {
     /// The bounds of the endpoint.
     package struct Limits: Sendable, Equatable {
@@ -36,6 +36,8 @@ package struct MetricsServer: Sendable {
 
     /// Where it listens.
     package let address: MetricsAddress
+    /// The token a scraper must send, if any (`--metrics-token-file`).
+    package let token: MetricsToken?
     /// Its bounds.
     package let limits: Limits
     private let snapshot: @Sendable () async throws -> ExportSnapshot
@@ -43,10 +45,11 @@ package struct MetricsServer: Sendable {
 
     /// An endpoint on `address` that answers each scrape with `snapshot`'s exposition.
     package init(
-        address: MetricsAddress, limits: Limits = .init(), logger: Logger,
+        address: MetricsAddress, token: MetricsToken? = nil, limits: Limits = .init(), logger: Logger,
         snapshot: @escaping @Sendable () async throws -> ExportSnapshot
     ) {
         self.address = address
+        self.token = token
         self.limits = limits
         self.logger = logger
         self.snapshot = snapshot
@@ -76,7 +79,7 @@ package struct MetricsServer: Sendable {
     private func application(onReady: @escaping @Sendable (String) -> Void) -> some ApplicationProtocol {
         let port = BoundPort()
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: MetricsGate(address: address, port: port, logger: logger))
+        router.add(middleware: MetricsGate(address: address, token: token, port: port, logger: logger))
         let scrapes = SlotPool(capacity: limits.maxScrapes)
         let (snapshot, deadline, logger) = (self.snapshot, limits.answerDeadline, self.logger)
         router.get("/metrics") { _, _ -> Response in
@@ -182,10 +185,12 @@ final class BoundPort: Sendable {
 }
 
 /// Refuses what the endpoint does not serve, before any work: a method other than GET and HEAD,
-/// and on a loopback address a `Host` that is not this server's.
+/// on a loopback address a `Host` that is not this server's, and, with a token, a request
+/// without it (401).
 struct MetricsGate: RouterMiddleware {
     typealias Context = BasicRequestContext
     let address: MetricsAddress
+    let token: MetricsToken?
     let port: BoundPort
     let logger: Logger
 
@@ -196,6 +201,11 @@ struct MetricsGate: RouterMiddleware {
         if address.isLoopback, let refusal = Self.refusal(authority: request.head.authority, port: port.port) {
             logger.notice("metrics refused a request: \(refusal)")
             return MetricsServer.plain(.misdirectedRequest, refusal + "\n")
+        }
+        if let token, !token.admits(authorization: request.headers[.authorization]) {
+            var response = MetricsServer.plain(.unauthorized, "this endpoint needs its bearer token (Authorization: Bearer …)\n")
+            response.headers[.wwwAuthenticate] = "Bearer realm=\"nodescope\""
+            return response
         }
         return try await next(request, context)
     }

@@ -88,7 +88,41 @@ package enum PrometheusExposition {
         }
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
-        return buffer
+        return sorted(buffer)
+    }
+
+    /// The exposition with its families in name order and each family's samples in the order
+    /// of their text (the registry keeps them in hash order, which changes from run to run):
+    /// the same counts read the same, for a person comparing two scrapes.
+    static func sorted(_ exposition: [UInt8]) -> [UInt8] {
+        typealias Family = (name: Substring, comments: [Substring], samples: [Substring])
+        var families: [Family] = []
+        var current: Family = ("", [], [])
+        func close() {
+            if !current.comments.isEmpty || !current.samples.isEmpty { families.append(current) }
+            current = ("", [], [])
+        }
+        for line in String(decoding: exposition, as: UTF8.self).split(separator: "\n") {
+            guard line.hasPrefix("#") else {
+                current.samples.append(line)
+                continue
+            }
+            // A comment after samples, or a HELP after comments, begins the next family.
+            if !current.samples.isEmpty || (line.hasPrefix("# HELP ") && !current.comments.isEmpty) { close() }
+            if current.comments.isEmpty { current.name = line.split(separator: " ").dropFirst(2).first ?? "" }
+            current.comments.append(line)
+        }
+        close()
+        families.sort { $0.name < $1.name }
+        var output: [UInt8] = []
+        output.reserveCapacity(exposition.count)
+        for family in families {
+            for line in family.comments + family.samples.sorted() {
+                output += line.utf8
+                output.append(UInt8(ascii: "\n"))
+            }
+        }
+        return output
     }
 
     /// How a session's end reads as a label value.

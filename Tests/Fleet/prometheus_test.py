@@ -121,6 +121,16 @@ def main():
         refused = subprocess.run(
             [os.path.join(BUILD, "nodescope"), "daemon", "--socket", socket_path, "--metrics", str(taken.getsockname()[1])],
             capture_output=True, text=True, timeout=30)
+    loose = os.path.join(work, "loose.token")
+    with open(loose, "w") as file:
+        file.write("t0ken-0123456789abcdef\n")
+    os.chmod(loose, 0o644)
+    refused_token = subprocess.run(
+        [os.path.join(BUILD, "nodescope"), "daemon", "--socket", socket_path, "--metrics", "0", "--metrics-token-file", loose],
+        capture_output=True, text=True, timeout=30)
+    check("a token file that others can read is refused with exit 2",
+          refused_token.returncode == 2 and "chmod 600" in refused_token.stderr and not os.path.exists(socket_path),
+          f"{refused_token.returncode} {refused_token.stderr[-300:]}")
     check("a metrics port already taken stops the daemon with exit 2 and says why",
           refused.returncode == 2 and "cannot serve metrics on 127.0.0.1:" in refused.stderr
           and "Address already in use" in refused.stderr and not os.path.exists(socket_path),
@@ -128,23 +138,31 @@ def main():
 
     metrics_port, prometheus_port = free_port(), free_port()
     metrics = f"http://127.0.0.1:{metrics_port}/metrics"
+    # A bearer token in a file only this user can read, as Prometheus reads credentials_file.
+    token_file = os.path.join(work, "metrics.token")
+    token = "t0ken-" + os.urandom(12).hex()
+    with open(os.open(token_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as file:
+        file.write(token + "\n")
+    bearer = {"Authorization": f"Bearer {token}"}
     daemon = start([os.path.join(BUILD, "nodescope"), "daemon", "--socket", socket_path, "--grace", "300ms",
-                    "--metrics", f"127.0.0.1:{metrics_port}"])
-    up = until(lambda: http(metrics)[0] == 200, seconds=20)
+                    "--metrics", f"127.0.0.1:{metrics_port}", "--metrics-token-file", token_file])
+    up = until(lambda: http(metrics, headers=bearer)[0] == 200, seconds=20)
     check("the daemon serves /metrics on the address it was given", up)
     if not up:
         return
 
     # The endpoint as a scraper and as an adversary sees it.
-    status, content_type, text = http(metrics)
+    status, content_type, text = http(metrics, headers=bearer)
+    check("without the token, a scrape is refused (401)", http(metrics)[0] == 401)
+    check("with another token too", http(metrics, headers={"Authorization": "Bearer " + "x" * len(token)})[0] == 401)
     check("/metrics answers Prometheus' text format", status == 200 and content_type.startswith("text/plain; version=0.0.4"),
           f"{status} {content_type}")
     check("the daemon's own families are there with no process yet",
           "nodescope_connections{kind=\"host\"}" in text and "# TYPE nodescope_sessions gauge" in text, text[:300])
     check("a Host header of another name is refused (DNS rebinding)",
           raw_status(metrics_port, b"GET /metrics HTTP/1.1\r\nHost: rebound.example\r\nConnection: close\r\n\r\n") == 421)
-    check("a POST is refused", http(metrics, method="POST")[0] == 405)
-    check("another path is not found", http(f"http://127.0.0.1:{metrics_port}/api")[0] == 404)
+    check("a POST is refused", http(metrics, method="POST", headers=bearer)[0] == 405)
+    check("another path is not found", http(f"http://127.0.0.1:{metrics_port}/api", headers=bearer)[0] == 404)
 
     # Hosts: two leaky samples and a clean one.
     env = dict(os.environ, NODESCOPE_SOCKET=socket_path)
@@ -156,7 +174,7 @@ def main():
         or leak_counts(socket_path)
     check("nodescope leaks sees the two samples' leaks", total >= 2 and per_process.get("sample-ribs", 0) == 0, f"{per_process}")
 
-    lint = subprocess.run(["promtool", "check", "metrics"], input=http(metrics)[2], capture_output=True, text=True)
+    lint = subprocess.run(["promtool", "check", "metrics"], input=http(metrics, headers=bearer)[2], capture_output=True, text=True)
     check("promtool check metrics finds nothing to say about the exposition", lint.returncode == 0 and not lint.stdout.strip(),
           lint.stdout + lint.stderr)
     rules = subprocess.run(["promtool", "check", "rules", RULES], capture_output=True, text=True)
@@ -172,6 +190,9 @@ rule_files:
   - {RULES}
 scrape_configs:
   - job_name: nodescope
+    authorization:
+      type: Bearer
+      credentials_file: {token_file}
     static_configs:
       - targets: ["127.0.0.1:{metrics_port}"]
 """)

@@ -145,5 +145,20 @@ import Testing
                 "nodescope_connections", "nodescope_sessions", "nodescope_recordings", "nodescope_recordings_failed_total",
             ])
     }
+    @Test func familiesComeInNameOrderAndTwoScrapesOfTheSameCountsReadTheSame() throws {
+        let processes = (1...20).map {
+            Self.process(UInt64($0), name: "app\($0 % 3)", pid: UInt32(100 + $0), connected: $0 % 2 == 0, counts: NodeCounts(attached: $0))
+        }
+        let snapshot = ExportSnapshot(processes: processes, daemon: .init(hosts: 3))
+        let text = PrometheusExposition.text(of: snapshot)
+        #expect(text == PrometheusExposition.text(of: snapshot))
+        let names = text.split(separator: "\n").filter { $0.hasPrefix("# HELP ") }.map { $0.split(separator: " ")[2] }
+        #expect(names == names.sorted(), "\(names)")
+        #expect(Set(names).count == names.count)
+        // Nothing lost in the sorting: every sample of the registry is there.
+        let (samples, _, _) = try Self.parse(text)
+        #expect(samples.filter { $0.name == "nodescope_process_live_nodes" }.count == 20)
+        #expect(samples.filter { $0.name == "nodescope_process_leaks" }.count == 80)
+    }
 }
 #endif

@@ -57,6 +57,12 @@ struct DaemonCommand: AsyncParsableCommand {
             valueName: "address"))
     var metrics: MetricsAddress?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --metrics: every scrape must send this file's token (Authorization: Bearer; Prometheus' authorization.credentials_file). The file must be yours and mode 600.",
+            valueName: "file"))
+    var metricsTokenFile: String?
+
     @Option(help: "Record every process's stream into this directory, one file per process (see `nodescope record`).")
     var recordDir: String?
 
@@ -71,6 +77,9 @@ struct DaemonCommand: AsyncParsableCommand {
         guard maxStringMemory.bytes >= 1 << 20 else { throw ValidationError("--max-string-memory must be at least 1M") }
         guard keepEnded >= 0 else { throw ValidationError("--keep-ended must be 0 or more") }
         guard (0...65_535).contains(uiPort) else { throw ValidationError("--ui-port must be from 0 to 65535") }
+        if metricsTokenFile != nil, metrics == nil {
+            throw ValidationError("--metrics-token-file needs --metrics")
+        }
         #if !Export
         if metrics != nil {
             throw ValidationError("--metrics: this nodescope was built without the Export trait, so it serves no metrics")
@@ -109,7 +118,15 @@ struct DaemonCommand: AsyncParsableCommand {
                     "--metrics \(metrics) is reachable from other machines: process names and counts are served to anyone who can connect (docs/FLEET.md)"
                 )
             }
-            let endpoint = MetricsServer(address: metrics, logger: logger) {
+            var token: MetricsToken?
+            if let metricsTokenFile {
+                do {
+                    token = try MetricsToken(contentsOfFile: metricsTokenFile)
+                } catch {
+                    throw CLIError(error.description, exitCode: 2)
+                }
+            }
+            let endpoint = MetricsServer(address: metrics, token: token, logger: logger) {
                 let (processes, counts) = try await server.processesAndCounts()
                 return ExportSnapshot(
                     processes: processes,
