@@ -19,6 +19,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Support", "python"))
+from checks import check, start, stop_children, until  # noqa: E402
+import checks  # noqa: E402
+
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
@@ -31,39 +35,6 @@ BUILD = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPTIONS = None  # the Chromium options of the main driver, for a second window
 SHOTS = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
-passed, failed = 0, 0
-children = []
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-        print(f"  ok    {name}")
-    else:
-        failed += 1
-        print(f"  FAIL  {name} {detail}")
-
-
-def start(args, **kwargs):
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
-    children.append(process)
-    return process
-
-
-def until(condition, seconds=15, step=0.1):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            value = condition()
-            if value:
-                return value
-        except Exception:
-            pass
-        time.sleep(step)
-    return None
-
-
 def host(scratch, *args):
     env = dict(os.environ, NODESCOPE_SOCKET=os.path.join(scratch, "c.sock"))
     return start([os.path.join(BUILD, "sample-nodes"), "--quiet", *args], env=env)
@@ -265,7 +236,7 @@ def main():
     try:
         if "--recording-only" in sys.argv:
             recording_checks(driver, scratch)
-            return finish()
+            return checks.finish("browser")
         print("browser: the web view in headless Chromium")
         served, url = daemon(scratch)
         check("the daemon prints the page's address", url.startswith("http://127.0.0.1:") and "token=" in url, url)
@@ -499,20 +470,8 @@ def main():
         recording_checks(driver, scratch)
     finally:
         driver.quit()
-        for child in children:
-            if child.poll() is None:
-                child.send_signal(signal.SIGTERM)
-        for child in children:
-            try:
-                child.wait(10)
-            except subprocess.TimeoutExpired:
-                child.kill()
-    return finish()
-
-
-def finish():
-    print(f"browser: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+        stop_children()
+    return checks.finish("browser")
 
 
 if __name__ == "__main__":

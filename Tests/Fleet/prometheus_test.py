@@ -21,44 +21,14 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Support", "python"))
+from checks import check, start, stop_children, until  # noqa: E402
+import checks  # noqa: E402
+
 BUILD = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RULES = os.path.join(ROOT, "docs", "fleet", "nodescope-rules.yml")
 DASHBOARD = os.path.join(ROOT, "docs", "fleet", "nodescope-dashboard.json")
-passed, failed = 0, 0
-children = []
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-        print(f"  ok    {name}")
-    else:
-        failed += 1
-        print(f"  FAIL  {name} {detail}")
-
-
-def start(args, **kwargs):
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
-    children.append(process)
-    return process
-
-
-def until(condition, seconds=30, step=0.2):
-    deadline = time.time() + seconds
-    value = None
-    while time.time() < deadline:
-        try:
-            value = condition()
-            if value:
-                return value
-        except (OSError, ValueError, KeyError):
-            pass
-        time.sleep(step)
-    return value
-
-
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -145,7 +115,7 @@ def main():
         file.write(token + "\n")
     bearer = {"Authorization": f"Bearer {token}"}
     daemon = start([os.path.join(BUILD, "nodescope"), "daemon", "--socket", socket_path, "--grace", "300ms",
-                    "--metrics", f"127.0.0.1:{metrics_port}", "--metrics-token-file", token_file])
+                    "--metrics", f"127.0.0.1:{metrics_port}", "--metrics-token-file", token_file], merge_stderr=True)
     up = until(lambda: http(metrics, headers=bearer)[0] == 200, seconds=20)
     check("the daemon serves /metrics on the address it was given", up)
     if not up:
@@ -197,7 +167,7 @@ scrape_configs:
       - targets: ["127.0.0.1:{metrics_port}"]
 """)
     prometheus = start(["prometheus", f"--config.file={config}", f"--storage.tsdb.path={os.path.join(work, 'data')}",
-                        f"--web.listen-address=127.0.0.1:{prometheus_port}", "--log.level=warn"])
+                        f"--web.listen-address=127.0.0.1:{prometheus_port}", "--log.level=warn"], merge_stderr=True)
     ready = until(lambda: http(f"http://127.0.0.1:{prometheus_port}/-/ready")[0] == 200, seconds=30)
     check("Prometheus started", ready, "" if ready else prometheus.stdout.read() if prometheus.poll() is not None else "")
     if not ready:
@@ -261,13 +231,5 @@ scrape_configs:
 try:
     main()
 finally:
-    for child in children:
-        if child.poll() is None:
-            child.send_signal(signal.SIGCONT)
-            child.terminate()
-            try:
-                child.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                child.kill()
-print(f"fleet: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+    stop_children()
+sys.exit(checks.finish("fleet"))
