@@ -268,7 +268,8 @@ let package = Package(
             name: "NodescopeRecordingTests",
             dependencies: ["NodescopeRecording", "NodescopeReplay", "NodescopeCollector", "NodescopeWire", "SeededRandom"]),
         .testTarget(name: "NodescopeExportTests", dependencies: ["NodescopeExport", "NodescopeCollector"]),
-        .testTarget(name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector"]),
+        .testTarget(
+            name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector", "ProcessTestSupport"]),
         .testTarget(
             name: "NodescopeSymbolsTests", dependencies: ["NodescopeSymbols", "NodescopeWire", "ProcessTestSupport", "sample-nodes"]),
         .testTarget(

@@ -103,16 +103,24 @@ struct UICommand: AsyncParsableCommand {
             Terminal.note("--open: \(error.message); open the address above yourself")
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: opener)
-        process.arguments = [page]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            Terminal.note("--open: could not start \(opener) (\(error)); open the address above yourself")
+        // posix_spawn, not Foundation's Process: its run() can crash the caller on this
+        // toolchain (an over-read while it lists /proc/self/fd; swift-corelibs-foundation#5472).
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        CommandSpawn.closeDescriptors(from: 3, in: &actions)
+        switch CommandSpawn.spawn(["xdg-open", page], path: opener, environment: environ, actions: &actions) {
+        case .success(let pid):
+            // xdg-open hands the page to the browser and ends; reap it so it leaves no zombie.
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            }
+        case .failure(let failure):
+            Terminal.note("--open: \(CommandSpawn.describe(failure, running: opener)); open the address above yourself")
         }
     }
 

@@ -38,6 +38,20 @@ enum CommandSpawn {
         return code == 0 ? .success(pid) : .failure(Failure(code: code))
     }
 
+    /// Adds to `actions` the closing of every descriptor from `lowest` on, so the child holds
+    /// none of this process's sockets; a no-op where glibc is older than 2.34.
+    static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+        if let closeFrom { _ = closeFrom(&actions, lowest) }
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not
+    /// declare (it is behind _GNU_SOURCE); nil where it is missing.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(
+            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     /// Why `name` could not be run, in words a person can act on.
     static func describe(_ failure: Failure, running name: String) -> String {
         let reason: String

@@ -2,24 +2,17 @@ import Foundation
 
 /// Runs the test executables (test-host, test-listener) as real child processes.
 public final class ChildProcess: @unchecked Sendable {
-    // Unchecked because it owns a Foundation `Process`, which is not Sendable (its handlers run
-    // on other threads); the outputs are only touched under `lock`.
+    // Unchecked because its parts are: the process and the readers guard their own state.
     /// The underlying process.
-    public let process = Process()
-    private let pipe = Pipe()
-    private let errorPipe = Pipe()
-    private var errorOutput = ""
-    private let lock = NSLock()
-    private var output = ""
+    public let process: SpawnedProcess
+    private let output: PipeReader
+    private let errorOutput: PipeReader
 
     /// Starts `executable` (a product of this package) with `arguments`; stdout is collected.
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], absolutePath: Bool = false
     ) throws {
-        process.executableURL =
-            absolutePath
-            ? URL(fileURLWithPath: executable) : ChildProcess.binDirectory.appendingPathComponent(executable)
-        process.arguments = arguments
+        let path = absolutePath ? executable : ChildProcess.binDirectory.appendingPathComponent(executable).path
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NODESCOPE_SOCKET")
         // The hosts these tests start are debug builds on a machine busy with the other tests:
@@ -28,39 +21,37 @@ public final class ChildProcess: @unchecked Sendable {
         // under tools/test. The bound itself is tested on its own, with a stepping clock.
         if env["NODESCOPE_RETAINER_MS"] == nil { env["NODESCOPE_RETAINER_MS"] = "20000" }
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.standardOutput = pipe
-        process.standardError = errorPipe
-        errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            lock.lock()
-            errorOutput += String(decoding: data, as: UTF8.self)
-            lock.unlock()
+        var outputEnds: [Int32] = [-1, -1]
+        var errorEnds: [Int32] = [-1, -1]
+        // Close-on-exec, so no other child started meanwhile holds a write end (pipe2 is not
+        // in Swift's Glibc module; the child closes all but 0, 1 and 2 anyway).
+        guard openPipe(&outputEnds) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard openPipe(&errorEnds) else {
+            close(outputEnds[0])
+            close(outputEnds[1])
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            lock.lock()
-            output += String(decoding: data, as: UTF8.self)
-            lock.unlock()
+        defer {
+            close(outputEnds[1])
+            close(errorEnds[1])
         }
-        try process.run()
+        do {
+            process = try SpawnedProcess(
+                path: path, arguments: arguments, environment: env, stdout: outputEnds[1], stderr: errorEnds[1])
+        } catch {
+            close(outputEnds[0])
+            close(errorEnds[0])
+            throw error
+        }
+        output = PipeReader(outputEnds[0])
+        errorOutput = PipeReader(errorEnds[0])
     }
 
     /// Everything written to stdout so far.
-    public var stdout: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return output
-    }
+    public var stdout: String { output.text }
 
     /// Everything written to stderr so far.
-    public var stderr: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return errorOutput
-    }
+    public var stderr: String { errorOutput.text }
 
     /// Stdout so far, by line.
     public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
@@ -106,17 +97,11 @@ public final class ChildProcess: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Reads what is left in the pipe once the process has ended (the handler runs
-    /// asynchronously and may not have seen the last bytes yet).
+    /// Waits for the last bytes once the process has ended (the readers run on their own
+    /// threads and may not have seen them yet).
     private func drain() {
-        pipe.fileHandleForReading.readabilityHandler = nil
-        errorPipe.fileHandleForReading.readabilityHandler = nil
-        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
-        let errorRest = errorPipe.fileHandleForReading.readDataToEndOfFile()
-        lock.lock()
-        output += String(decoding: rest, as: UTF8.self)
-        errorOutput += String(decoding: errorRest, as: UTF8.self)
-        lock.unlock()
+        output.waitForEnd(seconds: 10)
+        errorOutput.waitForEnd(seconds: 10)
     }
 
     /// Where SwiftPM put the test bundle, and so the executables.
@@ -127,6 +112,13 @@ public final class ChildProcess: @unchecked Sendable {
         }
         return url
     }()
+}
+
+/// Opens a pipe whose two ends are close-on-exec.
+private func openPipe(_ ends: inout [Int32]) -> Bool {
+    guard pipe(&ends) == 0 else { return false }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    return true
 }
 
 /// A fresh directory for one test's socket and recordings; short, because socket paths are.
