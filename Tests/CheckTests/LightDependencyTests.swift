@@ -13,12 +13,14 @@ struct LightDependencyTests {
     /// The packages that the daemon and the command need and an app must not resolve.
     static let toolsPackages: Set<String> = [
         "swift-nio", "hummingbird", "swift-argument-parser", "swift-log", "swift-service-lifecycle",
-        "swift-subprocess", "swift-system", "swift-http-types", "swift-prometheus", "swift-metrics",
+        "swift-subprocess", "swift-system", "swift-http-types", "swift-prometheus", "swift-metrics", "swift-protobuf",
+        "async-http-client",
     ]
 
-    /// The package of the export (`daemon --metrics`), behind the `Export` trait (swift-metrics comes
-    /// with Hummingbird too).
-    static let exportPackages: Set<String> = ["swift-prometheus"]
+    /// The packages of the export (`daemon --metrics`, `--otlp-endpoint`), behind the `Export` trait
+    /// (swift-metrics comes with Hummingbird too, and async-http-client with Hummingbird's testing
+    /// library).
+    static let exportPackages: Set<String> = ["swift-prometheus", "swift-protobuf"]
 
     @Test(.timeLimit(.minutes(5)))
     func theRuntimeAndItsTestingLibraryResolveNoPackage() throws {

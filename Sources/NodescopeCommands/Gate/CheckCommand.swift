@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import NodescopeCollector
+import NodescopeExport
 import NodescopeReports
 
 /// `nodescope check [options] -- CMD …`: runs a command with a private collector, then gates on
@@ -105,6 +106,16 @@ struct CheckCommand: AsyncParsableCommand {
             "After the command ends, how long to wait for the processes it started to end (default 5s).", valueName: "duration"))
     var waitExit: DurationArgument?
 
+    @Option(
+        name: .customLong("otlp-endpoint"),
+        help: ArgumentHelp(
+            "Also send each leak verdict as an OpenTelemetry log record to this OTLP/HTTP endpoint (URL/v1/logs), as OTEL_EXPORTER_OTLP_ENDPOINT does; waits for it at most 500 ms (OTEL_EXPORTER_OTLP_TIMEOUT). See docs/FLEET.md.",
+            valueName: "url"))
+    var otlpEndpoint: String?
+
+    /// How long a `check` waits for its OTLP export when no timeout variable says otherwise.
+    static let otlpWaitMilliseconds = 500
+
     private var graceNanos: UInt64 { grace?.nanoseconds ?? 1_000_000_000 }
     private var waitExitNanos: UInt64 { waitExit?.nanoseconds ?? 5_000_000_000 }
 
@@ -133,6 +144,16 @@ struct CheckCommand: AsyncParsableCommand {
                 throw ValidationError("--source-root \(sourceRoot): no such directory")
             }
         }
+        do {
+            _ = try otlpConfiguration()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        #if !Export
+        if otlpEndpoint != nil {
+            throw ValidationError("--otlp-endpoint: this nodescope was built without the Export trait, so it exports nothing")
+        }
+        #endif
         if let baseline {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: baseline, isDirectory: &isDirectory) else {
@@ -204,6 +225,7 @@ struct CheckCommand: AsyncParsableCommand {
         if let svgDir { attempt { try Self.writeDiagrams(outcome.report, trees: findings.trees, into: svgDir) } }
         if let writeBaseline { attempt { try OutputFile.write(outcome.baselineDocument, to: writeBaseline) } }
         for failure in recordingFailures { problems.append("--record: \(failure) (the partial recording was removed)") }
+        let exportNote = await exportLeaks(findings.leaks)
 
         if !quiet {
             FileHandle.standardError.write(Data(("\n" + ReportText.render(.check(outcome), colorful: Terminal.isErrorColorful)).utf8))
@@ -211,9 +233,37 @@ struct CheckCommand: AsyncParsableCommand {
             FileHandle.standardError.write(
                 Data("nodescope check: the command was \(termination.phrase); exiting \(outcome.exitCode)\n".utf8))
         }
+        if let exportNote { Terminal.note(exportNote) }
         for problem in problems { FileHandle.standardError.write(Data("nodescope: \(problem)\n".utf8)) }
         // The exit code is the result: everything is said above, so no further line.
         throw ExitCode(problems.isEmpty ? outcome.exitCode : 2)
+    }
+
+    /// The OTLP settings from --otlp-endpoint and the OTEL_* variables; nil for no export.
+    private func otlpConfiguration() throws(OTLPConfiguration.Problem) -> OTLPConfiguration? {
+        try OTLPConfiguration.resolve(
+            endpoint: otlpEndpoint, environment: ProcessInfo.processInfo.environment,
+            defaultTimeoutMilliseconds: Self.otlpWaitMilliseconds)
+    }
+
+    /// Sends every leak verdict as an OTLP log record when asked to, within the export's bound;
+    /// what to tell the user about it (a failure is said even with --quiet: records were lost,
+    /// but the verdict and the exit code are the same).
+    private func exportLeaks(_ leaks: [LeakRecord]) async -> String? {
+        guard let configuration = try? otlpConfiguration() else { return nil }
+        #if Export
+        let environment = ProcessInfo.processInfo.environment
+        let resource = OTLPLeakLogs.Resource(
+            serviceName: configuration.serviceName,
+            attributes: CheckRunResource.attributes(command: command, environment: environment) + configuration.resourceAttributes)
+        let outcome = await OTLPLogExporter.export(leaks, configuration: configuration, resource: resource)
+        if let failure = outcome.failure {
+            return "check: OTLP: \(outcome.dropped) of \(leaks.count) leak log records not sent to \(configuration.logsURL): \(failure)"
+        }
+        return quiet || leaks.isEmpty ? nil : "check: OTLP: \(outcome.sent) leak log records sent to \(configuration.logsURL)"
+        #else
+        return quiet ? nil : "check: OTLP: this nodescope was built without the Export trait; OTEL_EXPORTER_OTLP_ENDPOINT is ignored"
+        #endif
     }
 
     /// Reads and checks the baseline, naming the file in every error.
