@@ -29,10 +29,7 @@ package enum OTLPLogExporter {
         guard !leaks.isEmpty else { return outcome }
         let requests = OTLPLeakLogs.requests(leaks, resource: resource, clock: UnixClock())
         let deadline = NIODeadline.now() + .milliseconds(Int64(configuration.timeoutMilliseconds))
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: HTTPClient.Configuration(
-                redirectConfiguration: .disallow, timeout: .init(connect: .milliseconds(Int64(configuration.timeoutMilliseconds)))))
+        let client = makeClient(configuration)
         for request in requests {
             let count = request.resourceLogs.reduce(0) { $0 + $1.scopeLogs.reduce(0) { $0 + $1.logRecords.count } }
             guard outcome.failure == nil else {
@@ -63,18 +60,18 @@ package enum OTLPLogExporter {
     }
 
     /// Records an endpoint refused in a partial success, and its words.
-    struct Rejected: Sendable {
+    package struct Rejected: Sendable {
         var count: Int
         var message: String
     }
 
     /// Why a post failed.
-    struct PostFailure: Error {
+    package struct PostFailure: Error {
         var message: String
     }
 
     /// Posts one protobuf body; the endpoint's partial success when it answered 2xx.
-    private static func post(
+    package static func post(
         _ body: [UInt8], to url: String, headers: [OTLPConfiguration.Header], client: HTTPClient, deadline: NIODeadline
     ) async -> Result<Rejected, PostFailure> {
         var request = HTTPClientRequest(url: url)
@@ -105,9 +102,17 @@ package enum OTLPLogExporter {
         }
     }
 
+    /// A client that follows no redirect and gives up connecting at the timeout.
+    package static func makeClient(_ configuration: OTLPConfiguration) -> HTTPClient {
+        HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .disallow, timeout: .init(connect: .milliseconds(Int64(configuration.timeoutMilliseconds)))))
+    }
+
     /// Shuts `client` down, waiting at most until `deadline`: a client left shutting down is
     /// let go with the process.
-    private static func shutDown(_ client: HTTPClient, before deadline: NIODeadline) async {
+    package static func shutDown(_ client: HTTPClient, before deadline: NIODeadline) async {
         let done = Task { try? await client.shutdown() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await done.value }

@@ -22,15 +22,20 @@ package final class CollectorServer: Service, Sendable {
     /// Where every host's stream is recorded, one file per process (`daemon --record-dir`).
     package let recordDirectory: String?
     private let logger: Logger
+    private let leakObserver: (@Sendable ([LeakRecord]) -> Void)?
     private let group: MultiThreadedEventLoopGroup
     private let loop: EventLoop
     private let state = Mutex<(hub: NIOLoopBound<CollectorHub>?, channel: Channel?)>((nil, nil))
 
-    /// A server for `socketPath`; nothing happens until it starts.
+    /// A server for `socketPath`; nothing happens until it starts. `leakObserver`, when given, is
+    /// told of every leak record created or changed (a verdict, a late release, the host's
+    /// explanation arriving), on the collector's loop: it must hand them on and return at once.
     package init(
         socketPath: String, settings: CollectorSettings = .init(), limits: ServerLimits = .init(),
-        logger: Logger = Logger(label: "nodescope.collector"), recordDirectory: String? = nil
+        logger: Logger = Logger(label: "nodescope.collector"), recordDirectory: String? = nil,
+        leakObserver: (@Sendable ([LeakRecord]) -> Void)? = nil
     ) {
+        self.leakObserver = leakObserver
         self.recordDirectory = recordDirectory
         self.socketPath = socketPath
         self.settings = settings
@@ -49,10 +54,12 @@ package final class CollectorServer: Service, Sendable {
     package func start() async throws {
         try SocketPlacement.prepare(socketPath)
         let (loop, settings, limits, logger) = (self.loop, self.settings, self.limits, self.logger)
-        let recordDirectory = self.recordDirectory
+        let (recordDirectory, leakObserver) = (self.recordDirectory, self.leakObserver)
         let hub = try await loop.submit {
             NIOLoopBound(
-                CollectorHub(settings: settings, limits: limits, eventLoop: loop, logger: logger, recordDirectory: recordDirectory),
+                CollectorHub(
+                    settings: settings, limits: limits, eventLoop: loop, logger: logger, recordDirectory: recordDirectory,
+                    leakObserver: leakObserver),
                 eventLoop: loop)
         }.get()
         let bootstrap = ServerBootstrap(group: group)

@@ -7,6 +7,9 @@ JSON report: one record per leak, its verdict, path, fingerprint, attach site, t
 and suspect; the resource names the process, the command and the CI's repository, branch and
 commit. Also: an endpoint that never answers delays the check's exit by less than a second, an
 endpoint that fails is said and changes no exit code, and bad settings are refused (exit 2).
+And the daemon (`daemon --otlp-endpoint`): one record per verdict that `nodescope leaks` shows,
+each with its retain path; with an endpoint that never answers it still answers at once, and
+logs the failure once.
 
 Run by tools/test; prints one line per check and "otlp: N passed, M failed" at the end; exits 1
 when a check failed. Usage: otlp_test.py BUILD_DIR
@@ -22,7 +25,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Support", "python"))
-from checks import check  # noqa: E402
+from checks import check, start, stop_children, until  # noqa: E402
 import checks  # noqa: E402
 
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2  # noqa: E402
@@ -131,8 +134,9 @@ def main():
     report = json.load(open(report_file))
     expected = leak_records(report)
     records = receiver.records()
-    check("the receiver got one log record per leak (%d)" % len(expected), len(records) == len(expected) > 0,
-          "%d records" % len(records))
+    wire = sum(request[3] for request in receiver.requests)
+    check("the receiver got one log record per leak (%d, %d bytes on the wire)" % (len(expected), wire),
+          len(records) == len(expected) > 0, "%d records" % len(records))
     check("the check says where they went", "leak log records sent to %s/v1/logs" % receiver.url() in stderr, stderr[-800:])
     paths = {request[0] for request in receiver.requests}
     headers = [request[1] for request in receiver.requests]
@@ -237,6 +241,59 @@ def main():
     before = len(receiver.records())
     check("OTEL_SDK_DISABLED=true turns the export off", status == 1 and len(receiver.records()) == before)
     receiver.stop()
+
+    # 6. The daemon: each verdict as a record, posted once its host's explanation is in.
+    live = Receiver()
+    socket_path = os.path.join(scratch, "d.sock")
+    daemon = start([NODESCOPE, "daemon", "--socket", socket_path, "--grace", "300ms", "--otlp-endpoint", live.url()],
+                   merge_stderr=True)
+    check("the daemon starts with --otlp-endpoint", until(lambda: os.path.exists(socket_path), seconds=20))
+    env = dict(os.environ, NODESCOPE_SOCKET=socket_path)
+    for args in (["sample-nodes", "--leak", "retain-cycle", "--quiet"], ["sample-modules", "--leak", "retain-cycle", "--quiet"],
+                 ["sample-ribs", "--quiet"]):
+        subprocess.run([os.path.join(BUILD, args[0])] + args[1:], env=env, capture_output=True, text=True, timeout=120)
+    leaks = subprocess.run([NODESCOPE, "leaks", "--socket", socket_path, "--format", "json"], capture_output=True, text=True,
+                           timeout=30)
+    expected = leak_records(json.loads(leaks.stdout))
+    until(lambda: len(live.records()) >= len(expected), seconds=20)
+    time.sleep(1.5)
+    records = live.records()
+    got = sorted((r.get("service.name"), attributes(rec.attributes).get("nodescope.leak.fingerprint"),
+                  attributes(rec.attributes).get("nodescope.verdict")) for r, _, rec in records)
+    want = sorted((g["processName"], g["fingerprint"], "retained_by_global" if g.get("retainedByGlobal") else g["verdict"])
+                  for g in expected)
+    check("the daemon posts one record per verdict of nodescope leaks, with its fingerprint (%d)" % len(want),
+          got == want and len(want) >= 2, "%s against %s" % (got, want))
+    check("each posted after its explanation arrived: it has its retain path",
+          all("nodescope.retain_path" in attributes(rec.attributes) for _, _, rec in records))
+    daemon.terminate()
+    daemon.wait(timeout=20)
+    live.stop()
+
+    # 7. A daemon whose endpoint never answers: still answers its clients, and says so once.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    socket_path = os.path.join(scratch, "s.sock")
+    daemon = start([NODESCOPE, "daemon", "--socket", socket_path, "--grace", "300ms", "--otlp-endpoint",
+                    "http://127.0.0.1:%d" % silent.getsockname()[1]], merge_stderr=True,
+                   env=dict(os.environ, OTEL_EXPORTER_OTLP_TIMEOUT="1000"))
+    until(lambda: os.path.exists(socket_path), seconds=20)
+    env = dict(os.environ, NODESCOPE_SOCKET=socket_path)
+    for _ in range(2):
+        subprocess.run([SAMPLE, "--leak", "retain-cycle", "--quiet"], env=env, capture_output=True, timeout=120)
+    started = time.monotonic()
+    leaks = subprocess.run([NODESCOPE, "leaks", "--socket", socket_path, "--format", "json"], capture_output=True, text=True,
+                           timeout=30)
+    check("with an endpoint that never answers, the daemon answers nodescope leaks at once (%.2f s)" % (
+        time.monotonic() - started), time.monotonic() - started < 2.0 and json.loads(leaks.stdout or "{}").get(
+            "counts", {}).get("leaked", 0) >= 2, "%d %s" % (leaks.returncode, leaks.stderr[-300:]))
+    time.sleep(6)
+    daemon.terminate()
+    output = daemon.communicate(timeout=20)[0]
+    check("and logs the failing export once", output.count("OTLP export failing") == 1, output[-1500:])
+    silent.close()
+    stop_children()
     return checks.finish("otlp")
 
 

@@ -66,6 +66,24 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "Record every process's stream into this directory, one file per process (see `nodescope record`).")
     var recordDir: String?
 
+    @Option(
+        name: .customLong("otlp-endpoint"),
+        help: ArgumentHelp(
+            "Send each leak verdict as an OpenTelemetry log record to this OTLP/HTTP endpoint (URL/v1/logs), as OTEL_EXPORTER_OTLP_ENDPOINT does (see docs/FLEET.md).",
+            valueName: "url"))
+    var otlpEndpoint: String?
+
+    /// How long one OTLP request of the daemon may take when no timeout variable says otherwise
+    /// (the SDKs' default).
+    static let otlpTimeoutMilliseconds = 10_000
+
+    /// The OTLP settings from --otlp-endpoint and the OTEL_* variables; nil for no export.
+    private func otlpConfiguration() throws(OTLPConfiguration.Problem) -> OTLPConfiguration? {
+        try OTLPConfiguration.resolve(
+            endpoint: otlpEndpoint, environment: ProcessInfo.processInfo.environment,
+            defaultTimeoutMilliseconds: Self.otlpTimeoutMilliseconds)
+    }
+
     func validate() throws {
         guard grace.nanoseconds > 0 else { throw ValidationError("--grace must be more than 0 (e.g. 1s or 500ms)") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -84,7 +102,15 @@ struct DaemonCommand: AsyncParsableCommand {
         if metrics != nil {
             throw ValidationError("--metrics: this nodescope was built without the Export trait, so it serves no metrics")
         }
+        if otlpEndpoint != nil {
+            throw ValidationError("--otlp-endpoint: this nodescope was built without the Export trait, so it exports nothing")
+        }
         #endif
+        do {
+            _ = try otlpConfiguration()
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() async throws {
@@ -99,19 +125,40 @@ struct DaemonCommand: AsyncParsableCommand {
         var logger = Logger(label: "nodescope.daemon")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         Self.raiseDescriptorLimit(toHold: maxConnections + maxClients + (ui ? WebLimits().maxConnections : 0), logger: logger)
+        #if Export
+        var otlp: OTLPLeakStream?
+        var leakObserver: (@Sendable ([LeakRecord]) -> Void)?
+        if let configuration = try? otlpConfiguration() {
+            let stream = OTLPLeakStream(
+                configuration: configuration,
+                resource: .init(serviceName: configuration.serviceName, attributes: configuration.resourceAttributes),
+                logger: logger)
+            otlp = stream
+            leakObserver = { records in stream.offer(records) }
+        }
+        #else
+        let leakObserver: (@Sendable ([LeakRecord]) -> Void)? = nil
+        if (try? otlpConfiguration()) != nil {
+            logger.notice("this nodescope was built without the Export trait; OTEL_EXPORTER_OTLP_ENDPOINT is ignored")
+        }
+        #endif
         let server = CollectorServer(
             socketPath: connection.socketPath,
             settings: CollectorSettings(
                 graceNanos: grace.nanoseconds, endedSessionRetentionNanos: retention.nanoseconds,
                 maxEndedSessions: max(keepEnded, 0), maxStringBytesTotal: maxStringMemory.bytes),
             limits: ServerLimits(maxConnections: maxConnections, maxClientConnections: maxClients),
-            logger: logger, recordDirectory: recordDirectory)
+            logger: logger, recordDirectory: recordDirectory, leakObserver: leakObserver)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
         if ui {
             let web = WebViewServer(socketPath: connection.socketPath, port: uiPort, logger: logger)
             services.append(.init(service: web.service { url in UICommand.announce(url, open: false) }))
         }
         #if Export
+        if let otlp, let configuration = try? otlpConfiguration() {
+            services.append(.init(service: otlp))
+            logger.notice("leak verdicts as OTLP log records to \(configuration.logsURL)")
+        }
         if let metrics {
             if !metrics.isLoopback {
                 logger.warning(

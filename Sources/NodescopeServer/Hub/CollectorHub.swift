@@ -25,6 +25,8 @@ final class CollectorHub {
 
     let eventLoop: EventLoop
     let logger: Logger
+    /// Told of every leak record created or changed (the daemon's OTLP export).
+    private let leakObserver: (@Sendable ([LeakRecord]) -> Void)?
     let limits: ServerLimits
     private(set) var collector: Collector
     private var subscriptions: SubscriptionTable
@@ -63,8 +65,9 @@ final class CollectorHub {
     /// A hub with an empty collector, serving on `eventLoop`.
     init(
         settings: CollectorSettings, limits: ServerLimits = .init(), eventLoop: EventLoop, logger: Logger,
-        recordDirectory: String? = nil
+        recordDirectory: String? = nil, leakObserver: (@Sendable ([LeakRecord]) -> Void)? = nil
     ) {
+        self.leakObserver = leakObserver
         self.recordDirectory = recordDirectory
         self.collector = Collector(settings: settings)
         self.subscriptions = SubscriptionTable(limits: limits)
@@ -449,6 +452,16 @@ final class CollectorHub {
     /// that do not keep up.
     private func publish(_ changes: [TreeChange], for session: SessionID) {
         guard !changes.isEmpty else { return }
+        if let leakObserver {
+            var records: [LeakRecord] = []
+            for change in changes {
+                switch change {
+                case .leakFlagged(let record), .retainersFound(_, _, .some(let record)): records.append(record)
+                default: break
+                }
+            }
+            if !records.isEmpty { leakObserver(records) }
+        }
         // Leaks one line each; unverified nodes (thousands when a busy process's exit is cut)
         // one line each only while there are few, then one line for the rest of the batch.
         var unverified = 0

@@ -1,0 +1,169 @@
+#if Export
+import AsyncHTTPClient
+import Logging
+import NIOCore
+import NodescopeCollector
+import ServiceLifecycle
+import Synchronization
+
+/// The daemon's OTLP export of leak verdicts (`daemon --otlp-endpoint`): the collector's loop
+/// offers every leak record it creates or changes (``offer(_:)`` only appends, under a lock, to a
+/// bounded list), and this service posts them once a second, one log record per verdict.
+///
+/// A leak is posted once its host's explanation has arrived, or ``settleNanos`` after it was
+/// flagged without one, so that its record carries the retain path and the fingerprint that
+/// reports show; a late release is posted as its own verdict. An endpoint that fails or is slow
+/// costs records (counted, and said once per outage in the daemon's log), never the collector's
+/// time: nothing here runs on its loop.
+package final class OTLPLeakStream: Service, Sendable {
+    /// At most this many records wait; past it, the newest are dropped (and counted).
+    package static let maxWaiting = 10_000
+    /// How long a flagged leak waits for its host's explanation before it is posted without.
+    package static let settleNanos: UInt64 = 2_000_000_000
+
+    private struct Waiting {
+        var record: LeakRecord
+        var offeredAt: UInt64
+    }
+
+    private struct Key: Hashable {
+        var session: SessionID
+        var node: UInt64
+        var verdict: String
+    }
+
+    private struct State {
+        var waiting: [Key: Waiting] = [:]
+        var order: [Key] = []
+        var posted: Set<Key> = []
+        var sent = 0
+        var dropped = 0
+    }
+
+    private let configuration: OTLPConfiguration
+    private let resource: OTLPLeakLogs.Resource
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// A stream to `configuration`'s endpoint.
+    package init(configuration: OTLPConfiguration, resource: OTLPLeakLogs.Resource, logger: Logger) {
+        self.configuration = configuration
+        self.resource = resource
+        self.logger = logger
+    }
+
+    /// Records sent and dropped so far.
+    package var counts: (sent: Int, dropped: Int) {
+        state.withLock { ($0.sent, $0.dropped) }
+    }
+
+    /// Takes leak records from the collector's loop; returns at once.
+    package func offer(_ records: [LeakRecord]) {
+        let now = Self.monotonicNow()
+        state.withLock { state in
+            for record in records {
+                let key = Key(session: record.session, node: record.nodeID, verdict: OTLPLeakLogs.verdictName(record))
+                guard !state.posted.contains(key) else { continue }
+                if state.waiting[key] != nil {
+                    state.waiting[key]?.record = record
+                } else if state.waiting.count < Self.maxWaiting {
+                    state.waiting[key] = Waiting(record: record, offeredAt: now)
+                    state.order.append(key)
+                } else {
+                    state.dropped += 1
+                }
+            }
+        }
+    }
+
+    /// Posts what is ready once a second until the daemon stops, then what is left, within the
+    /// export's timeout.
+    package func run() async throws {
+        let client = OTLPLogExporter.makeClient(configuration)
+        let failing = Mutex(false)
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(1))
+                await self.post(self.ready(all: false), client: client, failing: failing)
+            }
+        }
+        await post(ready(all: true), client: client, failing: failing)
+        await OTLPLogExporter.shutDown(client, before: NIODeadline.now() + .milliseconds(500))
+    }
+
+    /// The records to post now: explained leaks and late releases, and leaks that waited their
+    /// settle time; everything when `all`.
+    private func ready(all: Bool) -> [LeakRecord] {
+        let now = Self.monotonicNow()
+        return state.withLock { state in
+            var ready: [LeakRecord] = []
+            var kept: [Key] = []
+            for key in state.order {
+                guard let waiting = state.waiting[key] else { continue }
+                let settled =
+                    all || waiting.record.verdict == .lateRelease || !waiting.record.retainers.isEmpty
+                    || now &- waiting.offeredAt >= Self.settleNanos
+                if settled {
+                    ready.append(waiting.record)
+                    state.waiting[key] = nil
+                    // The keys posted are kept to refuse a verdict twice; a daemon that has
+                    // posted a million forgets them rather than grow.
+                    if state.posted.count >= 1_000_000 { state.posted.removeAll() }
+                    state.posted.insert(key)
+                } else {
+                    kept.append(key)
+                }
+            }
+            state.order = kept
+            return ready
+        }
+    }
+
+    /// Posts `records`; `failing` says whether the last post failed, so that an outage is said
+    /// once and its end once.
+    private func post(_ records: [LeakRecord], client: HTTPClient, failing: borrowing Mutex<Bool>) async {
+        guard !records.isEmpty else { return }
+        for request in OTLPLeakLogs.requests(records, resource: resource, clock: UnixClock()) {
+            let count = request.resourceLogs.reduce(0) { $0 + $1.scopeLogs.reduce(0) { $0 + $1.logRecords.count } }
+            let deadline = NIODeadline.now() + .milliseconds(Int64(configuration.timeoutMilliseconds))
+            let failure: String?
+            do {
+                let body: [UInt8] = try request.serializedBytes()
+                switch await OTLPLogExporter.post(
+                    body, to: configuration.logsURL, headers: configuration.headers, client: client, deadline: deadline)
+                {
+                case .success(let rejected):
+                    state.withLock {
+                        $0.sent += count - rejected.count
+                        $0.dropped += rejected.count
+                    }
+                    failure = rejected.count > 0 ? "the endpoint refused \(rejected.count) log records: \(rejected.message)" : nil
+                case .failure(let error):
+                    state.withLock { $0.dropped += count }
+                    failure = error.message
+                }
+            } catch {
+                state.withLock { $0.dropped += count }
+                failure = "could not encode the log records: \(error)"
+            }
+            let wasFailing = failing.withLock { was in
+                defer { was = failure != nil }
+                return was
+            }
+            if let failure, !wasFailing {
+                logger.warning(
+                    "OTLP export failing: leak records are dropped until it recovers",
+                    metadata: ["endpoint": "\(configuration.logsURL)", "reason": "\(failure)"])
+            } else if failure == nil, wasFailing {
+                let (sent, dropped) = counts
+                logger.notice(
+                    "OTLP export recovered", metadata: ["endpoint": "\(configuration.logsURL)", "sent": "\(sent)", "dropped": "\(dropped)"])
+            }
+        }
+    }
+
+    private static func monotonicNow() -> UInt64 {
+        NIODeadline.now().uptimeNanoseconds
+    }
+}
+#endif
