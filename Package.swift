@@ -241,7 +241,7 @@ let package = Package(
             name: "nodescope-bench",
             dependencies: [
                 "Nodes", "NodesRetainers", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz",
-                "NodescopeRecording", "NodescopeReplay",
+                "NodescopeRecording", "NodescopeReplay", "NodescopeExport",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ],
             path: "Benchmarks/NodescopeBench"),
@@ -283,6 +283,7 @@ let package = Package(
             dependencies: [
                 "NodescopeExport", "NodescopeCollector", .target(name: "NodescopeOTLPProto", condition: .when(traits: ["Export"])),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["Export"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Export"])),
             ]),
         .testTarget(
             name: "NodescopeReportsTests", dependencies: ["NodescopeReports", "NodescopeCollector", "ProcessTestSupport"]),

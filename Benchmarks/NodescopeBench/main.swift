@@ -1,7 +1,7 @@
 import Foundation
 
 // nodescope-bench: the benchmarks behind docs/BENCHMARKS.md.
-// Usage: nodescope-bench [host] [collector] [recording] [render] [retainers] [--quick]     (build with -c release; see docs/BENCHMARKS.md)
+// Usage: nodescope-bench [host] [collector] [recording] [render] [retainers] [export] [--quick]     (build with -c release; see docs/BENCHMARKS.md)
 let arguments = Set(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 let all = arguments.subtracting(["--quick"]).isEmpty
@@ -61,6 +61,11 @@ if all || arguments.contains("recording") {
 if all || arguments.contains("retainers") {
     printTable("Retainer analysis", runRetainerBenchmarks(quick: quick))
 }
+#if Export
+if all || arguments.contains("export") {
+    printTable("Export (OTLP)", runExportBenchmarks(quick: quick))
+}
+#endif
 if all || arguments.contains("render") {
     printTable("Rendering", try runRenderBenchmarks(quick: quick))
 }

@@ -93,6 +93,12 @@ extension AgentLink {
         var oldestUnexplained: UInt64?
         /// Whether the exit's drain explained the nodes still awaiting release (once per exit).
         var settledAtExit = false
+        /// The settlement's line between leaks and nodes within their grace: nodes detached by
+        /// then were explained as leaks, the later ones as settled. After it, the stream vouches
+        /// no further than this plus the grace, so that the collector judges leaked exactly the
+        /// nodes explained as leaks: a later vouch would flag a node that the settlement
+        /// explained stacks first (a stale stack word then named its path, and its fingerprint).
+        var settledGraceRanOutBy: UInt64?
         /// The collector's requests to explain nodes, not answered yet, oldest first (at most
         /// ``AgentLink/maxQueuedRequests``: the collector keeps one open per host).
         var requests: [ExplainFrame] = []

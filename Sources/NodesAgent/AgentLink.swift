@@ -508,8 +508,9 @@ struct AgentLink {
     private mutating func settle(now: UInt64, deadline: UInt64) -> Action {
         stream.settledAtExit = true
         stream.step = .explaining
-        return .settleLeaks(
-            detachedBy: stream.vouchedUntil, graceRanOutBy: stream.explainedDetachesBy(now: now), boundNanos: deadline - now)
+        let graceRanOutBy = stream.explainedDetachesBy(now: now)
+        stream.settledGraceRanOutBy = graceRanOutBy
+        return .settleLeaks(detachedBy: stream.vouchedUntil, graceRanOutBy: graceRanOutBy, boundNanos: deadline - now)
     }
 
     /// The last words: a stopped agent waits a little longer for the socket than an exit does.
@@ -563,7 +564,8 @@ struct AgentLink {
         case .explaining:
             if case .draining(_, let deadline) = phase, stream.settledAtExit {
                 return .settleLeaks(
-                    detachedBy: stream.vouchedUntil, graceRanOutBy: stream.explainedDetachesBy(now: now),
+                    detachedBy: stream.vouchedUntil,
+                    graceRanOutBy: stream.settledGraceRanOutBy ?? stream.explainedDetachesBy(now: now),
                     boundNanos: deadline > now ? deadline - now : 0)
             }
             return .explainLeaks(detachedBy: stream.explainedDetachesBy(now: now))
@@ -606,7 +608,9 @@ struct AgentLink {
 
     /// A heartbeat for `horizon` when it is news to the collector.
     private mutating func vouch(_ horizon: UInt64?) -> Action? {
-        guard let horizon, horizon > stream.vouchedUntil else { return nil }
+        guard var horizon else { return nil }
+        if let line = stream.settledGraceRanOutBy { horizon = min(horizon, line &+ stream.graceNanos) }
+        guard horizon > stream.vouchedUntil else { return nil }
         stream.vouchedUntil = horizon
         stream.lastHeartbeat = stream.roundStart
         return .sendHeartbeat(horizon)

@@ -25,9 +25,12 @@ enum ThreadList {
         defer { closedir(directory) }
         var threads: [ThreadState] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // The name is read in place, up to its NUL: copying `d_name` whole would read 256
+            // bytes from a record that readdir sized to the name, past the end of its buffer
+            // when the record is its last (the over-read that crashes Foundation's
+            // Process.run, swift-corelibs-foundation#5472).
+            guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { continue }
+            let name = String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
             guard let id = Int(name) else { continue }
             let base = "/proc/self/task/\(id)"
             threads.append(

@@ -48,6 +48,13 @@ package enum OTLPLeakLogs {
         return requests
     }
 
+    /// The protobuf bytes of the requests for `leaks`, counted (the export benchmark).
+    package static func encodedBytes(_ leaks: [LeakRecord], resource: Resource) -> Int {
+        requests(leaks, resource: resource, clock: UnixClock()).reduce(0) { total, request in
+            total + ((try? request.serializedBytes() as [UInt8])?.count ?? 0)
+        }
+    }
+
     /// One export request for `leaks`.
     package static func request(
         _ leaks: [LeakRecord], resource: Resource, clock: UnixClock

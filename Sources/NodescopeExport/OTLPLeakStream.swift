@@ -18,6 +18,8 @@ import Synchronization
 package final class OTLPLeakStream: Service, Sendable {
     /// At most this many records wait; past it, the newest are dropped (and counted).
     package static let maxWaiting = 10_000
+    /// How long the daemon's stop waits for the last records to be posted, at most.
+    package static let lastPostMilliseconds = 1_000
     /// How long a flagged leak waits for its host's explanation before it is posted without.
     package static let settleNanos: UInt64 = 2_000_000_000
 
@@ -58,8 +60,7 @@ package final class OTLPLeakStream: Service, Sendable {
     }
 
     /// Takes leak records from the collector's loop; returns at once.
-    package func offer(_ records: [LeakRecord]) {
-        let now = Self.monotonicNow()
+    package func offer(_ records: [LeakRecord], now: UInt64 = OTLPLeakStream.monotonicNow()) {
         state.withLock { state in
             for record in records {
                 let key = Key(session: record.session, node: record.nodeID, verdict: OTLPLeakLogs.verdictName(record))
@@ -87,15 +88,17 @@ package final class OTLPLeakStream: Service, Sendable {
                 await self.post(self.ready(all: false), client: client, failing: failing)
             }
         }
-        await post(ready(all: true), client: client, failing: failing)
-        await OTLPLogExporter.shutDown(client, before: NIODeadline.now() + .milliseconds(500))
+        // What is left goes out as the daemon stops, within a second at most: a dead endpoint
+        // never holds a daemon's exit for its whole timeout.
+        let last = NIODeadline.now() + .milliseconds(Int64(min(configuration.timeoutMilliseconds, Self.lastPostMilliseconds)))
+        await post(ready(all: true), client: client, failing: failing, before: last)
+        await OTLPLogExporter.shutDown(client, before: last + .milliseconds(200))
     }
 
     /// The records to post now: explained leaks and late releases, and leaks that waited their
     /// settle time; everything when `all`.
-    private func ready(all: Bool) -> [LeakRecord] {
-        let now = Self.monotonicNow()
-        return state.withLock { state in
+    func ready(all: Bool, now: UInt64 = OTLPLeakStream.monotonicNow()) -> [LeakRecord] {
+        state.withLock { state in
             var ready: [LeakRecord] = []
             var kept: [Key] = []
             for key in state.order {
@@ -121,11 +124,13 @@ package final class OTLPLeakStream: Service, Sendable {
 
     /// Posts `records`; `failing` says whether the last post failed, so that an outage is said
     /// once and its end once.
-    private func post(_ records: [LeakRecord], client: HTTPClient, failing: borrowing Mutex<Bool>) async {
+    private func post(
+        _ records: [LeakRecord], client: HTTPClient, failing: borrowing Mutex<Bool>, before end: NIODeadline? = nil
+    ) async {
         guard !records.isEmpty else { return }
         for request in OTLPLeakLogs.requests(records, resource: resource, clock: UnixClock()) {
             let count = request.resourceLogs.reduce(0) { $0 + $1.scopeLogs.reduce(0) { $0 + $1.logRecords.count } }
-            let deadline = NIODeadline.now() + .milliseconds(Int64(configuration.timeoutMilliseconds))
+            let deadline = end ?? NIODeadline.now() + .milliseconds(Int64(configuration.timeoutMilliseconds))
             let failure: String?
             do {
                 let body: [UInt8] = try request.serializedBytes()
@@ -162,7 +167,7 @@ package final class OTLPLeakStream: Service, Sendable {
         }
     }
 
-    private static func monotonicNow() -> UInt64 {
+    static func monotonicNow() -> UInt64 {
         NIODeadline.now().uptimeNanoseconds
     }
 }

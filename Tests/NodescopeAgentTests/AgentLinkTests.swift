@@ -329,6 +329,24 @@ struct AgentLinkTests {
         #expect(simulation.trace.filter { if case .settleLeaks = $0.action { true } else { false } }.count == 1)
     }
 
+    /// Once the settlement has drawn its line between leaks and nodes within their grace, the
+    /// stream vouches no further than the line plus the grace: the collector then judges leaked
+    /// only nodes that the settlement explained as leaks. (A later vouch flagged a node that had
+    /// been settled stacks first, and a stale stack word keyed its fingerprint: one CI run in
+    /// five of sample-ribs.)
+    @Test func afterTheSettlementNoVouchPassesItsLine() throws {
+        let exit = at(500 * ms)
+        let simulation = exiting(holdsExit: false, detachedAt: exit - 10 * ms, releasedAt: nil, exit: exit)
+        #expect(simulation.goodbye?.reason == .normalExit)
+        let index = try #require(simulation.trace.firstIndex { if case .settleLeaks = $0.action { true } else { false } })
+        guard case .settleLeaks(_, let graceRanOutBy, _) = simulation.trace[index].action else { return }
+        let settledAt = simulation.trace[index].time
+        let after = simulation.heartbeats.filter { $0.time >= settledAt }
+        #expect(after.allSatisfy { $0.vouched <= graceRanOutBy + second }, "\(after) past \(graceRanOutBy + second)")
+        // So the node detached 10 ms before the exit is not judged leaked by any vouch.
+        #expect(simulation.heartbeats.allSatisfy { $0.vouched < exit - 10 * ms + second })
+    }
+
     @Test func anExitWithNothingAwaitingReleaseSettlesNothing() throws {
         let exit = at(500 * ms)
         let simulation = exiting(holdsExit: false, detachedAt: exit - 10 * ms, releasedAt: exit - 5 * ms, exit: exit)
