@@ -241,7 +241,7 @@ let package = Package(
             name: "nodescope-bench",
             dependencies: [
                 "Nodes", "NodesRetainers", "NodescopeWire", "NodescopeCollector", "NodescopeServer", "NodescopeGraphviz",
-                "NodescopeRecording", "NodescopeReplay", "NodescopeExport",
+                "NodescopeRecording", "NodescopeReplay", "NodescopeReports", "NodescopeExport",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Tools"])),
             ],
             path: "Benchmarks/NodescopeBench"),
@@ -281,7 +281,7 @@ let package = Package(
         .testTarget(
             name: "NodescopeExportTests",
             dependencies: [
-                "NodescopeExport", "NodescopeCollector", .target(name: "NodescopeOTLPProto", condition: .when(traits: ["Export"])),
+                "NodescopeExport", "NodescopeCollector", "NodescopeReports", .target(name: "NodescopeOTLPProto", condition: .when(traits: ["Export"])),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["Export"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Export"])),
             ]),

@@ -67,9 +67,12 @@ func processCPUSeconds() -> Double {
 /// Ingest through the socket: the wall-clock seconds until every event is in the collector,
 /// and the process's CPU seconds until the server has stopped (a recording's writer included;
 /// the sending threads' work is the same with and without it).
-func ingestThroughSocketMeasured(_ streams: [[UInt8]], eventsEach: Int, recordDirectory: String? = nil) async throws -> (
-    seconds: Double, cpuSeconds: Double
-) {
+/// With `observers`, the server hands them its leak records and changes, as the daemon's OTLP
+/// export does.
+func ingestThroughSocketMeasured(
+    _ streams: [[UInt8]], eventsEach: Int, recordDirectory: String? = nil,
+    observers: (leaks: @Sendable ([LeakRecord]) -> Void, changes: ChangeObserver)? = nil
+) async throws -> (seconds: Double, cpuSeconds: Double) {
     let cpuStart = processCPUSeconds()
     let directory = benchSocketDirectory()
     defer { rmdir(directory) }
@@ -77,7 +80,7 @@ func ingestThroughSocketMeasured(_ streams: [[UInt8]], eventsEach: Int, recordDi
     defer { unlink(path) }
     let server = CollectorServer(
         socketPath: path, settings: CollectorSettings(graceNanos: 60_000_000_000), logger: quietLogger,
-        recordDirectory: recordDirectory)
+        recordDirectory: recordDirectory, leakObserver: observers?.leaks, changeObserver: observers?.changes)
     try await server.start()
     let expected = UInt64(eventsEach)
     let start = DispatchTime.now().uptimeNanoseconds

@@ -63,7 +63,7 @@ if all || arguments.contains("retainers") {
 }
 #if Export
 if all || arguments.contains("export") {
-    printTable("Export (OTLP)", runExportBenchmarks(quick: quick))
+    printTable("Export (OTLP)", runExportBenchmarks(quick: quick) + (try await runExportIngestBenchmark(quick: quick)))
 }
 #endif
 if all || arguments.contains("render") {

@@ -14,13 +14,34 @@ package struct ExportSnapshot: Sendable, Equatable {
         package var recordings: Int
         /// Recordings that could not be written, since the daemon started.
         package var failedRecordings: Int
+        /// What the OTLP export of each signal sent and dropped, since the daemon started (none
+        /// without `--otlp-endpoint`).
+        package var otlp: [OTLPCount]
 
         /// Counts.
-        package init(hosts: Int = 0, clients: Int = 0, recordings: Int = 0, failedRecordings: Int = 0) {
+        package init(hosts: Int = 0, clients: Int = 0, recordings: Int = 0, failedRecordings: Int = 0, otlp: [OTLPCount] = []) {
             self.hosts = hosts
             self.clients = clients
             self.recordings = recordings
             self.failedRecordings = failedRecordings
+            self.otlp = otlp
+        }
+    }
+
+    /// What the OTLP export of one signal sent and dropped.
+    package struct OTLPCount: Sendable, Equatable {
+        /// `logs`, `traces` or `metrics`.
+        package var signal: String
+        /// Items (log records, spans, data points) the endpoint took.
+        package var sent: Int
+        /// Items dropped: not sent (the endpoint failed, or the export fell behind), or refused.
+        package var dropped: Int
+
+        /// A count.
+        package init(signal: String, sent: Int, dropped: Int) {
+            self.signal = signal
+            self.sent = sent
+            self.dropped = dropped
         }
     }
 

@@ -1,26 +1,58 @@
 /// Where and how to send OTLP (OpenTelemetry's protocol, over HTTP with protobuf bodies): from
 /// `--otlp-endpoint` and the SDK's standard environment variables, read the way OpenTelemetry's
-/// SDKs read them.
+/// SDKs read them, for each of the three signals (logs, traces, metrics).
 ///
-/// - `--otlp-endpoint URL` or `OTEL_EXPORTER_OTLP_ENDPOINT`: the base URL; logs go to
-///   `URL/v1/logs`. `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT` is the logs URL itself.
-/// - `OTEL_EXPORTER_OTLP_HEADERS` (and `…_LOGS_HEADERS`): `key=value,…`, percent-encoded, sent
-///   with every request (an API key); never printed.
-/// - `OTEL_EXPORTER_OTLP_TIMEOUT` (and `…_LOGS_TIMEOUT`): milliseconds a request may take.
-/// - `OTEL_EXPORTER_OTLP_PROTOCOL`: only `http/protobuf` is spoken; another value is an error.
+/// - `--otlp-endpoint URL` or `OTEL_EXPORTER_OTLP_ENDPOINT`: the base URL; each signal goes to
+///   `URL/v1/logs`, `URL/v1/traces`, `URL/v1/metrics`. `OTEL_EXPORTER_OTLP_{LOGS,TRACES,METRICS}_ENDPOINT`
+///   is that signal's URL itself (the option wins over every variable).
+/// - `OTEL_{LOGS,TRACES,METRICS}_EXPORTER=none`: that signal is not sent (`otlp` is the default).
+/// - `OTEL_EXPORTER_OTLP_HEADERS` (and the signal's own `…_HEADERS`): `key=value,…`,
+///   percent-encoded, sent with every request (an API key); never printed.
+/// - `OTEL_EXPORTER_OTLP_TIMEOUT` (and the signal's own): milliseconds a request may take.
+/// - `OTEL_EXPORTER_OTLP_PROTOCOL` (and the signal's own): only `http/protobuf` is spoken.
+/// - `OTEL_METRIC_EXPORT_INTERVAL`: milliseconds between the daemon's metric exports (60000).
 /// - `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` (`key=value,…`): the resource's names.
 /// - `OTEL_SDK_DISABLED=true`: no export, whatever else is set.
 public struct OTLPConfiguration: Sendable, Equatable {
-    /// The URL the logs are posted to.
-    public var logsURL: String
-    /// Headers sent with every request.
-    public var headers: [Header]
-    /// How long one request may take, in milliseconds.
-    public var timeoutMilliseconds: Int
+    /// OpenTelemetry's signals, as their URL paths and variables name them.
+    public enum Signal: String, Sendable, CaseIterable {
+        case logs, traces, metrics
+
+        /// `LOGS`, `TRACES`, `METRICS`: the signal's part of a variable's name.
+        var variablePart: String { rawValue.uppercased() }
+    }
+
+    /// Where one signal is sent.
+    public struct Target: Sendable, Equatable {
+        /// The URL the signal is posted to.
+        public var url: String
+        /// Headers sent with every request.
+        public var headers: [Header]
+        /// How long one request may take, in milliseconds.
+        public var timeoutMilliseconds: Int
+
+        /// A target.
+        public init(url: String, headers: [Header], timeoutMilliseconds: Int) {
+            self.url = url
+            self.headers = headers
+            self.timeoutMilliseconds = timeoutMilliseconds
+        }
+    }
+
+    /// The signals to send, and where.
+    public var targets: [Signal: Target]
     /// The service name (`service.name`) when given.
     public var serviceName: String?
     /// `OTEL_RESOURCE_ATTRIBUTES`, in order.
     public var resourceAttributes: [Header]
+    /// Milliseconds between two metric exports of the daemon.
+    public var metricIntervalMilliseconds: Int
+
+    /// The target of `signal`; nil when it is not sent.
+    public func target(_ signal: Signal) -> Target? { targets[signal] }
+
+    /// The signals sent, in the order of ``Signal``.
+    public var signals: [Signal] { Signal.allCases.filter { targets[$0] != nil } }
 
     /// One `key=value` pair.
     public struct Header: Sendable, Equatable {
@@ -42,52 +74,63 @@ public struct OTLPConfiguration: Sendable, Equatable {
         public let description: String
     }
 
-    /// The settings from `endpoint` (the option) and `environment`; nil when no endpoint is set
-    /// or the SDK is disabled. `defaultTimeoutMilliseconds` applies when no timeout variable is
-    /// set (a `check` waits less than a daemon).
+    /// The settings from `endpoint` (the option) and `environment`; nil when no signal has an
+    /// endpoint or the SDK is disabled. `defaultTimeoutMilliseconds` applies when no timeout
+    /// variable is set (a `check` waits less than a daemon).
     public static func resolve(
         endpoint: String?, environment: [String: String], defaultTimeoutMilliseconds: Int
     ) throws(Problem) -> OTLPConfiguration? {
         if environment["OTEL_SDK_DISABLED"]?.lowercased() == "true" { return nil }
-        let logsURL: String
-        if let endpoint {
-            logsURL = try signalURL(base: endpoint, what: "--otlp-endpoint")
-        } else if let logs = nonEmpty(environment["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"]) {
-            try checkURL(logs, what: "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT")
-            logsURL = logs
-        } else if let base = nonEmpty(environment["OTEL_EXPORTER_OTLP_ENDPOINT"]) {
-            logsURL = try signalURL(base: base, what: "OTEL_EXPORTER_OTLP_ENDPOINT")
-        } else {
-            return nil
-        }
-        for name in ["OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"] {
-            guard let value = nonEmpty(environment[name]) else { continue }
-            guard value == "http/protobuf" else {
-                throw Problem(description: "\(name)=\(value): only http/protobuf is spoken (OTLP over HTTP with protobuf bodies)")
+        var targets: [Signal: Target] = [:]
+        for signal in Signal.allCases {
+            let part = signal.variablePart
+            let exporterName = "OTEL_\(part)_EXPORTER"
+            if let exporter = nonEmpty(environment[exporterName]) {
+                let chosen = exporter.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
+                guard chosen.allSatisfy({ $0 == "otlp" || $0 == "none" }) else {
+                    throw Problem(description: "\(exporterName)=\(exporter): only otlp or none is understood")
+                }
+                if !chosen.contains("otlp") { continue }
             }
-            break
-        }
-        var timeout = defaultTimeoutMilliseconds
-        for name in ["OTEL_EXPORTER_OTLP_LOGS_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"] {
-            guard let value = nonEmpty(environment[name]) else { continue }
-            guard let milliseconds = Int(value), (1...600_000).contains(milliseconds) else {
-                throw Problem(description: "\(name)=\(value): give milliseconds, a whole number from 1 to 600000")
+            let url: String
+            if let endpoint {
+                url = try signalURL(base: endpoint, signal: signal, what: "--otlp-endpoint")
+            } else if let own = nonEmpty(environment["OTEL_EXPORTER_OTLP_\(part)_ENDPOINT"]) {
+                try checkURL(own, what: "OTEL_EXPORTER_OTLP_\(part)_ENDPOINT")
+                url = own
+            } else if let base = nonEmpty(environment["OTEL_EXPORTER_OTLP_ENDPOINT"]) {
+                url = try signalURL(base: base, signal: signal, what: "OTEL_EXPORTER_OTLP_ENDPOINT")
+            } else {
+                continue
             }
-            timeout = milliseconds
-            break
-        }
-        var headers: [Header] = []
-        for name in ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_LOGS_HEADERS"] {
-            guard let value = nonEmpty(environment[name]) else { continue }
-            // The values may be secrets: the message names the variable, never what it holds.
-            guard let pairs = pairs(value), pairs.allSatisfy({ isHeaderName($0.name) && isHeaderValue($0.value) }) else {
-                throw Problem(description: "\(name): not a list of key=value pairs with header names and values (percent-encoded)")
+            for name in ["OTEL_EXPORTER_OTLP_\(part)_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"] {
+                guard let value = nonEmpty(environment[name]) else { continue }
+                guard value == "http/protobuf" else {
+                    throw Problem(description: "\(name)=\(value): only http/protobuf is spoken (OTLP over HTTP with protobuf bodies)")
+                }
+                break
             }
-            for pair in pairs {
-                headers.removeAll { $0.name.lowercased() == pair.name.lowercased() }
-                headers.append(pair)
+            var timeout = defaultTimeoutMilliseconds
+            for name in ["OTEL_EXPORTER_OTLP_\(part)_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"] {
+                guard let value = nonEmpty(environment[name]) else { continue }
+                timeout = try milliseconds(value, name: name)
+                break
             }
+            var headers: [Header] = []
+            for name in ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_\(part)_HEADERS"] {
+                guard let value = nonEmpty(environment[name]) else { continue }
+                // The values may be secrets: the message names the variable, never what it holds.
+                guard let pairs = pairs(value), pairs.allSatisfy({ isHeaderName($0.name) && isHeaderValue($0.value) }) else {
+                    throw Problem(description: "\(name): not a list of key=value pairs with header names and values (percent-encoded)")
+                }
+                for pair in pairs {
+                    headers.removeAll { $0.name.lowercased() == pair.name.lowercased() }
+                    headers.append(pair)
+                }
+            }
+            targets[signal] = Target(url: url, headers: headers, timeoutMilliseconds: timeout)
         }
+        guard !targets.isEmpty else { return nil }
         var attributes: [Header] = []
         if let value = nonEmpty(environment["OTEL_RESOURCE_ATTRIBUTES"]) {
             guard let pairs = pairs(value) else {
@@ -95,15 +138,27 @@ public struct OTLPConfiguration: Sendable, Equatable {
             }
             attributes = pairs
         }
+        var interval = 60_000
+        if let value = nonEmpty(environment["OTEL_METRIC_EXPORT_INTERVAL"]) {
+            interval = try milliseconds(value, name: "OTEL_METRIC_EXPORT_INTERVAL")
+        }
         return OTLPConfiguration(
-            logsURL: logsURL, headers: headers, timeoutMilliseconds: timeout,
-            serviceName: nonEmpty(environment["OTEL_SERVICE_NAME"]), resourceAttributes: attributes)
+            targets: targets, serviceName: nonEmpty(environment["OTEL_SERVICE_NAME"]), resourceAttributes: attributes,
+            metricIntervalMilliseconds: interval)
     }
 
-    /// `base` with `/v1/logs` appended, as the SDKs do for the endpoint of every signal.
-    private static func signalURL(base: String, what: String) throws(Problem) -> String {
+    /// A whole number of milliseconds from 1 to 600000 (ten minutes).
+    private static func milliseconds(_ value: String, name: String) throws(Problem) -> Int {
+        guard let milliseconds = Int(value), (1...600_000).contains(milliseconds) else {
+            throw Problem(description: "\(name)=\(value): give milliseconds, a whole number from 1 to 600000")
+        }
+        return milliseconds
+    }
+
+    /// `base` with `/v1/<signal>` appended, as the SDKs do for the endpoint of every signal.
+    private static func signalURL(base: String, signal: Signal, what: String) throws(Problem) -> String {
         try checkURL(base, what: what)
-        return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/v1/logs"
+        return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/v1/" + signal.rawValue
     }
 
     /// An http or https URL with a host, and nothing that would let it say more than a URL.

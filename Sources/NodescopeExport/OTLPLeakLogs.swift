@@ -17,26 +17,10 @@ package enum OTLPLeakLogs {
     /// The instrumentation scope's name.
     package static let scopeName = "nodescope"
 
-    /// What the resource of every process says besides the process itself: the service name
-    /// when set, `OTEL_RESOURCE_ATTRIBUTES`, and the caller's own (a `check`'s command, the CI's
-    /// repository, branch and commit).
-    package struct Resource: Sendable {
-        /// `OTEL_SERVICE_NAME`; the process's name when nil.
-        package var serviceName: String?
-        /// Attributes for every process, later ones winning.
-        package var attributes: [OTLPConfiguration.Header]
-
-        /// Creates the shared part of the resources.
-        package init(serviceName: String?, attributes: [OTLPConfiguration.Header]) {
-            self.serviceName = serviceName
-            self.attributes = attributes
-        }
-    }
-
     /// The export requests for `leaks`, at most `perRequest` records each. `clock` maps the
     /// collector's monotonic nanoseconds to Unix time.
     package static func requests(
-        _ leaks: [LeakRecord], resource: Resource, clock: UnixClock, perRequest: Int = 512
+        _ leaks: [LeakRecord], resource: OTLPResource, clock: UnixClock, perRequest: Int = 512
     ) -> [Opentelemetry_Proto_Collector_Logs_V1_ExportLogsServiceRequest] {
         var requests: [Opentelemetry_Proto_Collector_Logs_V1_ExportLogsServiceRequest] = []
         var start = 0
@@ -49,15 +33,13 @@ package enum OTLPLeakLogs {
     }
 
     /// The protobuf bytes of the requests for `leaks`, counted (the export benchmark).
-    package static func encodedBytes(_ leaks: [LeakRecord], resource: Resource) -> Int {
-        requests(leaks, resource: resource, clock: UnixClock()).reduce(0) { total, request in
-            total + ((try? request.serializedBytes() as [UInt8])?.count ?? 0)
-        }
+    package static func encodedBytes(_ leaks: [LeakRecord], resource: OTLPResource) -> Int {
+        requests(leaks, resource: resource, clock: UnixClock()).encodedBytes
     }
 
     /// One export request for `leaks`.
     package static func request(
-        _ leaks: [LeakRecord], resource: Resource, clock: UnixClock
+        _ leaks: [LeakRecord], resource: OTLPResource, clock: UnixClock
     ) -> Opentelemetry_Proto_Collector_Logs_V1_ExportLogsServiceRequest {
         var order: [SessionID] = []
         var bySession: [SessionID: [LeakRecord]] = [:]
@@ -73,43 +55,16 @@ package enum OTLPLeakLogs {
             scope.scope.name = scopeName
             scope.logRecords = records.map { logRecord($0, clock: clock, observed: observed) }
             var resourceLogs = Opentelemetry_Proto_Logs_V1_ResourceLogs()
-            resourceLogs.resource.attributes = processAttributes(first, resource: resource)
+            resourceLogs.resource = resource.process(name: first.processName, pid: first.pid, session: first.session)
             resourceLogs.scopeLogs = [scope]
             request.resourceLogs.append(resourceLogs)
         }
         return request
     }
 
-    /// The resource of the process that made `leak`.
-    static func processAttributes(_ leak: LeakRecord, resource: Resource) -> [Opentelemetry_Proto_Common_V1_KeyValue] {
-        var pairs: [(String, Opentelemetry_Proto_Common_V1_AnyValue)] = [
-            ("service.name", .text(leak.processName)),
-            ("process.executable.name", .text(leak.processName)),
-            ("process.pid", .integer(Int64(leak.pid))),
-            ("host.name", .text(hostName)),
-            ("nodescope.session", .text(leak.session.description)),
-        ]
-        func set(_ key: String, _ value: Opentelemetry_Proto_Common_V1_AnyValue) {
-            pairs.removeAll { $0.0 == key }
-            pairs.append((key, value))
-        }
-        for attribute in resource.attributes { set(attribute.name, .text(attribute.value)) }
-        // OTEL_SERVICE_NAME wins over a service.name in OTEL_RESOURCE_ATTRIBUTES, as the spec says.
-        if let name = resource.serviceName { set("service.name", .text(name)) }
-        return pairs.map { .pair($0.0, $0.1) }
-    }
-
-    /// This machine's name (`gethostname`).
-    static let hostName: String = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }()
-
     /// One leak verdict as a log record.
     static func logRecord(_ leak: LeakRecord, clock: UnixClock, observed: UInt64) -> Opentelemetry_Proto_Logs_V1_LogRecord {
         var record = Opentelemetry_Proto_Logs_V1_LogRecord()
-        let verdict = verdictName(leak)
         record.timeUnixNano = clock.unix(leak.flaggedAtNanos)
         record.observedTimeUnixNano = observed
         record.eventName = "nodescope.leak"
@@ -124,6 +79,15 @@ package enum OTLPLeakLogs {
             record.severityNumber = .info
             record.severityText = "INFO"
         }
+        let (body, attributes) = details(leak)
+        record.body = .text(body)
+        record.attributes = attributes
+        return record
+    }
+
+    /// A verdict in words (a log record's body, a span event's message) and its attributes.
+    package static func details(_ leak: LeakRecord) -> (body: String, attributes: [Opentelemetry_Proto_Common_V1_KeyValue]) {
+        let verdict = verdictName(leak)
         let delay = leak.flaggedAtNanos >= leak.detachedAtNanos ? leak.flaggedAtNanos - leak.detachedAtNanos : 0
         let name = leak.path.last.map { "\($0) (\(leak.kind))" } ?? leak.kind
         var body =
@@ -167,9 +131,7 @@ package enum OTLPLeakLogs {
                 }
             }
         }
-        record.body = .text(body)
-        record.attributes = attributes
-        return record
+        return (body, attributes)
     }
 
     /// `leaked`, `released_late`, `unverified`, or `retained_by_global` for a leak that only
@@ -214,32 +176,4 @@ package struct UnixClock: Sendable {
     }
 }
 
-extension Opentelemetry_Proto_Common_V1_AnyValue {
-    static func text(_ value: String) -> Self {
-        var any = Self()
-        any.stringValue = value
-        return any
-    }
-
-    static func integer(_ value: Int64) -> Self {
-        var any = Self()
-        any.intValue = value
-        return any
-    }
-
-    static func texts(_ values: [String]) -> Self {
-        var any = Self()
-        any.arrayValue.values = values.map(text)
-        return any
-    }
-}
-
-extension Opentelemetry_Proto_Common_V1_KeyValue {
-    static func pair(_ key: String, _ value: Opentelemetry_Proto_Common_V1_AnyValue) -> Self {
-        var pair = Self()
-        pair.key = key
-        pair.value = value
-        return pair
-    }
-}
 #endif

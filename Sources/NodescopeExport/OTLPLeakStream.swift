@@ -42,14 +42,14 @@ package final class OTLPLeakStream: Service, Sendable {
         var dropped = 0
     }
 
-    private let configuration: OTLPConfiguration
-    private let resource: OTLPLeakLogs.Resource
+    private let target: OTLPConfiguration.Target
+    private let resource: OTLPResource
     private let logger: Logger
     private let state = Mutex(State())
 
-    /// A stream to `configuration`'s endpoint.
-    package init(configuration: OTLPConfiguration, resource: OTLPLeakLogs.Resource, logger: Logger) {
-        self.configuration = configuration
+    /// A stream to `target`, the logs' endpoint.
+    package init(target: OTLPConfiguration.Target, resource: OTLPResource, logger: Logger) {
+        self.target = target
         self.resource = resource
         self.logger = logger
     }
@@ -80,7 +80,7 @@ package final class OTLPLeakStream: Service, Sendable {
     /// Posts what is ready once a second until the daemon stops, then what is left, within the
     /// export's timeout.
     package func run() async throws {
-        let client = OTLPLogExporter.makeClient(configuration)
+        let client = OTLPHTTP.makeClient(connectMilliseconds: target.timeoutMilliseconds)
         let failing = Mutex(false)
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
@@ -90,9 +90,9 @@ package final class OTLPLeakStream: Service, Sendable {
         }
         // What is left goes out as the daemon stops, within a second at most: a dead endpoint
         // never holds a daemon's exit for its whole timeout.
-        let last = NIODeadline.now() + .milliseconds(Int64(min(configuration.timeoutMilliseconds, Self.lastPostMilliseconds)))
+        let last = NIODeadline.now() + .milliseconds(Int64(min(target.timeoutMilliseconds, Self.lastPostMilliseconds)))
         await post(ready(all: true), client: client, failing: failing, before: last)
-        await OTLPLogExporter.shutDown(client, before: last + .milliseconds(200))
+        await OTLPHTTP.shutDown(client, before: last + .milliseconds(200))
     }
 
     /// The records to post now: explained leaks and late releases, and leaks that waited their
@@ -129,28 +129,13 @@ package final class OTLPLeakStream: Service, Sendable {
     ) async {
         guard !records.isEmpty else { return }
         for request in OTLPLeakLogs.requests(records, resource: resource, clock: UnixClock()) {
-            let count = request.resourceLogs.reduce(0) { $0 + $1.scopeLogs.reduce(0) { $0 + $1.logRecords.count } }
-            let deadline = end ?? NIODeadline.now() + .milliseconds(Int64(configuration.timeoutMilliseconds))
-            let failure: String?
-            do {
-                let body: [UInt8] = try request.serializedBytes()
-                switch await OTLPLogExporter.post(
-                    body, to: configuration.logsURL, headers: configuration.headers, client: client, deadline: deadline)
-                {
-                case .success(let rejected):
-                    state.withLock {
-                        $0.sent += count - rejected.count
-                        $0.dropped += rejected.count
-                    }
-                    failure = rejected.count > 0 ? "the endpoint refused \(rejected.count) log records: \(rejected.message)" : nil
-                case .failure(let error):
-                    state.withLock { $0.dropped += count }
-                    failure = error.message
-                }
-            } catch {
-                state.withLock { $0.dropped += count }
-                failure = "could not encode the log records: \(error)"
+            let deadline = end ?? NIODeadline.now() + .milliseconds(Int64(target.timeoutMilliseconds))
+            let outcome = await OTLPHTTP.post([request], to: target, client: client, deadline: deadline)
+            state.withLock {
+                $0.sent += outcome.sent
+                $0.dropped += outcome.dropped
             }
+            let failure = outcome.failure
             let wasFailing = failing.withLock { was in
                 defer { was = failure != nil }
                 return was
@@ -158,11 +143,11 @@ package final class OTLPLeakStream: Service, Sendable {
             if let failure, !wasFailing {
                 logger.warning(
                     "OTLP export failing: leak records are dropped until it recovers",
-                    metadata: ["endpoint": "\(configuration.logsURL)", "reason": "\(failure)"])
+                    metadata: ["endpoint": "\(target.url)", "reason": "\(failure)"])
             } else if failure == nil, wasFailing {
                 let (sent, dropped) = counts
                 logger.notice(
-                    "OTLP export recovered", metadata: ["endpoint": "\(configuration.logsURL)", "sent": "\(sent)", "dropped": "\(dropped)"])
+                    "OTLP export recovered", metadata: ["endpoint": "\(target.url)", "sent": "\(sent)", "dropped": "\(dropped)"])
             }
         }
     }

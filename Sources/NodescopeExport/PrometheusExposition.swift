@@ -49,6 +49,16 @@ package enum PrometheusExposition {
         registry.makeCounter(
             name: "nodescope_recordings_failed_total", help: "Recordings that could not be written since the daemon started."
         ).increment(by: Int64(daemon.failedRecordings))
+        for count in daemon.otlp {
+            registry.makeCounter(
+                name: "nodescope_otlp_sent_total", labels: [("signal", count.signal)],
+                help: "What the OTLP endpoint took since the daemon started: log records, spans, metric data points."
+            ).increment(by: Int64(count.sent))
+            registry.makeCounter(
+                name: "nodescope_otlp_dropped_total", labels: [("signal", count.signal)],
+                help: "What the OTLP export dropped since the daemon started: the endpoint failed or refused, or the export fell behind."
+            ).increment(by: Int64(count.dropped))
+        }
 
         for process in snapshot.processes {
             let labels = [("process", process.processName), ("pid", String(process.pid)), ("session", process.session.description)]

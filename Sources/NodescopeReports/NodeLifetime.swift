@@ -25,6 +25,12 @@ package struct NodeLifetime: Sendable, Equatable {
     package var path: [String]
     /// The node's kind.
     package var kind: String
+    /// The host's id of the node it was attached under; nil for a root.
+    package var parent: UInt64? = nil
+    /// Where it was attached, when the host said.
+    package var attachSite: SourceSite? = nil
+    /// The test it was attached in, when the host said.
+    package var test: TestInfo? = nil
     /// When it was attached (the recording's start for a node attached before it).
     package var attachedAt: UInt64
     /// When it was detached; nil when it never was.

@@ -23,6 +23,7 @@ package final class CollectorServer: Service, Sendable {
     package let recordDirectory: String?
     private let logger: Logger
     private let leakObserver: (@Sendable ([LeakRecord]) -> Void)?
+    private let changeObserver: ChangeObserver?
     private let group: MultiThreadedEventLoopGroup
     private let loop: EventLoop
     private let state = Mutex<(hub: NIOLoopBound<CollectorHub>?, channel: Channel?)>((nil, nil))
@@ -30,12 +31,16 @@ package final class CollectorServer: Service, Sendable {
     /// A server for `socketPath`; nothing happens until it starts. `leakObserver`, when given, is
     /// told of every leak record created or changed (a verdict, a late release, the host's
     /// explanation arriving), on the collector's loop: it must hand them on and return at once.
+    /// `changeObserver`, when given, is told of every batch of changes the collector makes, in
+    /// order, in bunches handed over at the end of each turn of its loop (or every 256).
     package init(
         socketPath: String, settings: CollectorSettings = .init(), limits: ServerLimits = .init(),
         logger: Logger = Logger(label: "nodescope.collector"), recordDirectory: String? = nil,
-        leakObserver: (@Sendable ([LeakRecord]) -> Void)? = nil
+        leakObserver: (@Sendable ([LeakRecord]) -> Void)? = nil,
+        changeObserver: ChangeObserver? = nil
     ) {
         self.leakObserver = leakObserver
+        self.changeObserver = changeObserver
         self.recordDirectory = recordDirectory
         self.socketPath = socketPath
         self.settings = settings
@@ -54,12 +59,12 @@ package final class CollectorServer: Service, Sendable {
     package func start() async throws {
         try SocketPlacement.prepare(socketPath)
         let (loop, settings, limits, logger) = (self.loop, self.settings, self.limits, self.logger)
-        let (recordDirectory, leakObserver) = (self.recordDirectory, self.leakObserver)
+        let (recordDirectory, leakObserver, changeObserver) = (self.recordDirectory, self.leakObserver, self.changeObserver)
         let hub = try await loop.submit {
             NIOLoopBound(
                 CollectorHub(
                     settings: settings, limits: limits, eventLoop: loop, logger: logger, recordDirectory: recordDirectory,
-                    leakObserver: leakObserver),
+                    leakObserver: leakObserver, changeObserver: changeObserver),
                 eventLoop: loop)
         }.get()
         let bootstrap = ServerBootstrap(group: group)

@@ -18,14 +18,34 @@ import Testing
         #expect(try resolve("http://collector:4318", ["OTEL_SDK_DISABLED": "TRUE"]) == nil)
     }
 
+    private func url(_ configuration: OTLPConfiguration?, _ signal: OTLPConfiguration.Signal = .logs) -> String? {
+        configuration?.target(signal)?.url
+    }
+
     @Test func theBaseURLGetsTheSignalsPathAndTheSignalsOwnURLIsTakenAsItIs() throws {
-        #expect(try resolve("http://collector:4318", [:])?.logsURL == "http://collector:4318/v1/logs")
-        #expect(try resolve("https://collector:4318/otlp/", [:])?.logsURL == "https://collector:4318/otlp/v1/logs")
-        #expect(try resolve(["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"])?.logsURL == "http://c:4318/v1/logs")
+        #expect(url(try resolve("http://collector:4318", [:])) == "http://collector:4318/v1/logs")
+        #expect(url(try resolve("http://collector:4318", [:]), .traces) == "http://collector:4318/v1/traces")
+        #expect(url(try resolve("http://collector:4318", [:]), .metrics) == "http://collector:4318/v1/metrics")
+        #expect(url(try resolve("https://collector:4318/otlp/", [:])) == "https://collector:4318/otlp/v1/logs")
+        #expect(url(try resolve(["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"])) == "http://c:4318/v1/logs")
         let both = ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": "http://l:9/in"]
-        #expect(try resolve(both)?.logsURL == "http://l:9/in")
+        #expect(url(try resolve(both)) == "http://l:9/in")
+        #expect(url(try resolve(both), .traces) == "http://c:4318/v1/traces")
         // The option wins over every variable.
-        #expect(try resolve("http://option:1", both)?.logsURL == "http://option:1/v1/logs")
+        #expect(url(try resolve("http://option:1", both)) == "http://option:1/v1/logs")
+        // A signal's own endpoint alone sends that signal alone.
+        #expect(try resolve(["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://t:1/x"])?.signals == [.traces])
+    }
+
+    @Test func aSignalIsLeftOutWithItsExporterSetToNone() throws {
+        let configuration = try resolve(
+            "http://c:4318", ["OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "otlp", "OTEL_LOGS_EXPORTER": " otlp "])
+        #expect(configuration?.signals == [.logs, .metrics])
+        #expect(
+            try resolve("http://c:4318", ["OTEL_LOGS_EXPORTER": "none", "OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none"])
+                == nil)
+        #expect(try resolve("http://c:4318", [:])?.metricIntervalMilliseconds == 60_000)
+        #expect(try resolve("http://c:4318", ["OTEL_METRIC_EXPORT_INTERVAL": "1000"])?.metricIntervalMilliseconds == 1_000)
     }
 
     @Test func timeoutsHeadersAndResourceAttributes() throws {
@@ -38,11 +58,15 @@ import Testing
                     "OTEL_EXPORTER_OTLP_LOGS_HEADERS": "API-KEY=logs",
                     "OTEL_SERVICE_NAME": "shop", "OTEL_RESOURCE_ATTRIBUTES": "team=mobile,env=ci%20linux,,",
                 ]))
-        #expect(configuration.timeoutMilliseconds == 300)
-        #expect(configuration.headers == [.init(name: "x-team", value: "mobile"), .init(name: "API-KEY", value: "logs")])
+        let logs = try #require(configuration.target(.logs))
+        let traces = try #require(configuration.target(.traces))
+        #expect(logs.timeoutMilliseconds == 300)
+        #expect(traces.timeoutMilliseconds == 2_000)
+        #expect(logs.headers == [.init(name: "x-team", value: "mobile"), .init(name: "API-KEY", value: "logs")])
+        #expect(traces.headers == [.init(name: "api-key", value: "a=b"), .init(name: "x-team", value: "mobile")])
         #expect(configuration.serviceName == "shop")
         #expect(configuration.resourceAttributes == [.init(name: "team", value: "mobile"), .init(name: "env", value: "ci linux")])
-        #expect(try resolve("http://c:4318", [:])?.timeoutMilliseconds == 500)
+        #expect(try resolve("http://c:4318", [:])?.target(.metrics)?.timeoutMilliseconds == 500)
     }
 
     @Test func settingsThatCannotWorkAreRefusedInWords() {
@@ -58,6 +82,9 @@ import Testing
             ("http://c:4318", ["OTEL_EXPORTER_OTLP_HEADERS": "bad name=x"], "OTEL_EXPORTER_OTLP_HEADERS"),
             ("http://c:4318", ["OTEL_EXPORTER_OTLP_HEADERS": "key=a\r\nInjected: yes"], "OTEL_EXPORTER_OTLP_HEADERS"),
             ("http://c:4318", ["OTEL_RESOURCE_ATTRIBUTES": "novalue"], "OTEL_RESOURCE_ATTRIBUTES"),
+            ("http://c:4318", ["OTEL_TRACES_EXPORTER": "zipkin"], "only otlp or none"),
+            ("http://c:4318", ["OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/json"], "only http/protobuf"),
+            ("http://c:4318", ["OTEL_METRIC_EXPORT_INTERVAL": "soon"], "give milliseconds"),
         ]
         for (endpoint, environment, words) in refused {
             #expect(throws: OTLPConfiguration.Problem.self, "\(endpoint ?? "") \(environment)") {

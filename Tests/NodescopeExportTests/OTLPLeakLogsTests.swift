@@ -24,7 +24,7 @@ import Testing
     private let clock = UnixClock(monotonicNow: 10_000_000_000, unixNow: 1_800_000_000_000_000_000)
 
     private func decoded(
-        _ leaks: [LeakRecord], resource: OTLPLeakLogs.Resource = .init(serviceName: nil, attributes: [])
+        _ leaks: [LeakRecord], resource: OTLPResource = .init(serviceName: nil, attributes: [])
     ) throws -> Opentelemetry_Proto_Collector_Logs_V1_ExportLogsServiceRequest {
         let bytes: [UInt8] = try OTLPLeakLogs.request(leaks, resource: resource, clock: clock).serializedBytes()
         return try Opentelemetry_Proto_Collector_Logs_V1_ExportLogsServiceRequest(serializedBytes: bytes)
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func theServiceNameAndTheResourceAttributesWinInTheirOrder() throws {
-        let resource = OTLPLeakLogs.Resource(
+        let resource = OTLPResource(
             serviceName: "shop", attributes: [.init(name: "service.name", value: "ignored"), .init(name: "team", value: "mobile")])
         let request = try decoded([Self.leak(session: 1, pid: 10, name: "app", verdict: .leaked)], resource: resource)
         let names = attributes(request.resourceLogs[0].resource.attributes)

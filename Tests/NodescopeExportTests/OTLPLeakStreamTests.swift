@@ -9,9 +9,7 @@ import Testing
 @Suite struct OTLPLeakStreamTests {
     private func stream() -> OTLPLeakStream {
         OTLPLeakStream(
-            configuration: OTLPConfiguration(
-                logsURL: "http://127.0.0.1:1/v1/logs", headers: [], timeoutMilliseconds: 100, serviceName: nil,
-                resourceAttributes: []),
+            target: .init(url: "http://127.0.0.1:1/v1/logs", headers: [], timeoutMilliseconds: 100),
             resource: .init(serviceName: nil, attributes: []), logger: Logger(label: "test"))
     }
 

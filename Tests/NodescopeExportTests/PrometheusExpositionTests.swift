@@ -95,7 +95,9 @@ import Testing
                     events: 480, dropped: 9),
                 Self.process(3, name: "Shop", pid: 3_900, connected: false, counts: NodeCounts(attached: 0, unverified: 4)),
             ],
-            daemon: .init(hosts: 1, clients: 2, recordings: 1, failedRecordings: 5))
+            daemon: .init(
+                hosts: 1, clients: 2, recordings: 1, failedRecordings: 5,
+                otlp: [.init(signal: "logs", sent: 6, dropped: 1), .init(signal: "traces", sent: 300, dropped: 0)]))
         let (samples, help, type) = try Self.parse(PrometheusExposition.text(of: snapshot))
         func value(_ name: String, _ labels: [String: String]) -> Double? {
             samples.first { $0.name == name && $0.labels == labels }?.value
@@ -120,6 +122,9 @@ import Testing
         #expect(value("nodescope_sessions", ["state": "ended"]) == 1)
         #expect(value("nodescope_recordings", [:]) == 1)
         #expect(value("nodescope_recordings_failed_total", [:]) == 5)
+        #expect(value("nodescope_otlp_sent_total", ["signal": "logs"]) == 6)
+        #expect(value("nodescope_otlp_dropped_total", ["signal": "logs"]) == 1)
+        #expect(value("nodescope_otlp_sent_total", ["signal": "traces"]) == 300)
         for name in Set(samples.map(\.name)) {
             #expect(help[name].map { !$0.isEmpty } == true, "\(name) has no help")
             #expect(type[name] == (name.hasSuffix("_total") ? "counter" : "gauge"), "\(name): \(type[name] ?? "no type")")

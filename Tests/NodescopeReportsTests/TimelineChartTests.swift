@@ -31,6 +31,37 @@ struct TimelineChartTests {
 
     // MARK: - LifetimeLog
 
+    @Test func takingTheEndedLivesLeavesOnlyTheLiveOnesHeld() {
+        let s = Self.second
+        var log = LifetimeLog(startNanos: 0)
+        log.apply([.attached(Self.info(1, nil, "App", at: 0))], at: 0, tree: { nil })
+        log.apply([.attached(Self.info(2, 1, "Clean", at: s))], at: s, tree: { nil })
+        log.apply([.attached(Self.info(3, 1, "Leaky", at: s))], at: s, tree: { nil })
+        log.apply([.statusChanged(id: 2, status: .detached), .objectReleased(id: 2, index: 0), .removed(id: 2)], at: 2 * s, tree: { nil })
+        log.apply([.statusChanged(id: 3, status: .detached)], at: 2 * s, tree: { nil })
+        #expect(log.takeEnded(flaggedBy: 10 * s).map(\.id) == [2])
+        #expect(log.takeEnded(flaggedBy: 10 * s).isEmpty && log.count == 2)
+        log.apply([.leakFlagged(Self.record(3, detachedAt: 2 * s, flaggedAt: 3 * s))], at: 3 * s, tree: { nil })
+        // A leak is taken once flagged long enough ago, and what follows it is forgotten.
+        #expect(log.takeEnded(flaggedBy: 3 * s - 1).isEmpty)
+        let leaked = log.takeEnded(flaggedBy: 3 * s)
+        #expect(leaked.map(\.id) == [3] && leaked.first?.outcome == .leaked && leaked.first?.endedAt == nil)
+        log.apply([.objectReleased(id: 3, index: 0), .removed(id: 3)], at: 4 * s, tree: { nil })
+        #expect(log.takeEnded(flaggedBy: 10 * s).isEmpty)
+        #expect(log.finished().map(\.id) == [1])
+        // A child attached under a node still held has its path.
+        log.apply([.attached(Self.info(4, 1, "Next", at: 5 * s))], at: 5 * s, tree: { nil })
+        #expect(log.finished().last?.path == ["App", "Next"])
+    }
+
+    @Test func pastItsLimitTheLogCountsTheNodesItLeavesOut() {
+        var log = LifetimeLog(startNanos: 0, limit: 2)
+        for id in UInt64(1)...5 { log.apply([.attached(Self.info(id, nil, "N\(id)", at: id))], at: id, tree: { nil }) }
+        log.apply([.removed(id: 4)], at: 9, tree: { nil })
+        #expect(log.finished().map(\.id) == [1, 2])
+        #expect(log.count == 2 && log.untracked == 3)
+    }
+
     @Test func attachDetachReleaseAndALeakBecomeLifetimes() {
         let s = Self.second
         var log = LifetimeLog(startNanos: 0)
@@ -47,10 +78,11 @@ struct TimelineChartTests {
         let lives = Dictionary(uniqueKeysWithValues: log.finished().map { ($0.id, $0) })
         #expect(lives[1]?.outcome == .attached)
         #expect(lives[1]?.endedAt == nil)
-        #expect(
-            lives[2]
-                == NodeLifetime(
-                    id: 2, path: ["App", "Clean"], kind: "Flow", attachedAt: s, detachedAt: 2 * s, endedAt: 2 * s + 10, outcome: .released))
+        var clean = NodeLifetime(
+            id: 2, path: ["App", "Clean"], kind: "Flow", attachedAt: s, detachedAt: 2 * s, endedAt: 2 * s + 10, outcome: .released)
+        clean.parent = 1
+        #expect(lives[2] == clean)
+        #expect(lives[1]?.parent == nil)
         #expect(lives[3]?.outcome == .leaked)
         #expect(lives[3]?.detachedAt == 3 * s)
         #expect(lives[3]?.flaggedAt == 4 * s)

@@ -6,6 +6,7 @@ import NodescopeCollector
 import NodescopeControl
 import NodescopeControlCodec
 import NodescopeWire
+import Synchronization
 import Testing
 
 @testable import NodescopeServer
@@ -73,6 +74,47 @@ struct CollectorHubTests {
         try collector.send([Frames.request(10, .unsubscribe, "9")], to: client)
         #expect(try responses(collector, from: client).map(\.status) == [.notFound])
         #expect(collector.logLines(atLeast: .notice).isEmpty)
+    }
+
+    @Test func anObserverIsToldOfEachBatchWithItsArrivalAndTheTreeAfterAResync() throws {
+        let seen = Mutex<[ObservedChanges]>([])
+        let bunches = Mutex(0)
+        let collector = EmbeddedCollector { batches in
+            seen.withLock { $0 += batches }
+            bunches.withLock { $0 += 1 }
+            return []
+        }
+        let host = try streamingHost(collector)
+        collector.advance(by: .milliseconds(5))
+        try collector.send([Frames.attached(1, sequence: 1), Frames.attached(2, parent: 1, sequence: 2)], to: host)
+        try collector.send([.goodbye(.normalExit)], to: host)
+        // The batches are handed over at the end of the loop's turn, in bunches.
+        collector.loop.run()
+        let batches = seen.withLock { $0 }
+        #expect(bunches.withLock { $0 } < batches.count)
+        // The snapshot is a resync: its batch carries the tree after it.
+        let resync = try #require(batches.first { $0.changes.contains(.resynced) })
+        #expect(resync.treeAfterResync?.nodes.isEmpty == true)
+        let attaches = batches.filter { $0.changes.contains { if case .attached = $0 { true } else { false } } }
+        #expect(attaches.count == 2 && attaches.allSatisfy { $0.arrivalNanos == 5_000_000 && $0.treeAfterResync == nil })
+        #expect(batches.last?.changes.last == .sessionEnded(normally: true))
+        #expect(Set(batches.map(\.session)).count == 1)
+    }
+
+    @Test func aSessionTheObserverDeclinesHandsOverOnlyItsEnd() throws {
+        let seen = Mutex<[ObservedChanges]>([])
+        let collector = EmbeddedCollector { batches in
+            seen.withLock { $0 += batches }
+            return batches.map(\.session)
+        }
+        let host = try streamingHost(collector)
+        collector.loop.run()
+        let before = seen.withLock { $0.count }
+        try collector.send([Frames.attached(1, sequence: 1), Frames.attached(2, parent: 1, sequence: 2)], to: host)
+        try collector.send([.goodbye(.normalExit)], to: host)
+        collector.loop.run()
+        let after = seen.withLock { Array($0.dropFirst(before)) }
+        #expect(after.map(\.changes) == [[.sessionEnded(normally: true)]])
     }
 
     @Test func anUnsubscribedClientGetsNoMoreEvents() throws {

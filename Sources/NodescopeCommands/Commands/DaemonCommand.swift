@@ -6,6 +6,7 @@ import NodescopeExport
 import NodescopeServer
 import NodescopeWeb
 import ServiceLifecycle
+import Synchronization
 
 /// `nodescope daemon`: runs the collector until SIGINT or SIGTERM.
 struct DaemonCommand: AsyncParsableCommand {
@@ -66,23 +67,11 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "Record every process's stream into this directory, one file per process (see `nodescope record`).")
     var recordDir: String?
 
-    @Option(
-        name: .customLong("otlp-endpoint"),
-        help: ArgumentHelp(
-            "Send each leak verdict as an OpenTelemetry log record to this OTLP/HTTP endpoint (URL/v1/logs), as OTEL_EXPORTER_OTLP_ENDPOINT does (see docs/FLEET.md).",
-            valueName: "url"))
-    var otlpEndpoint: String?
+    @OptionGroup var otlp: OTLPOptions
 
     /// How long one OTLP request of the daemon may take when no timeout variable says otherwise
     /// (the SDKs' default).
     static let otlpTimeoutMilliseconds = 10_000
-
-    /// The OTLP settings from --otlp-endpoint and the OTEL_* variables; nil for no export.
-    private func otlpConfiguration() throws(OTLPConfiguration.Problem) -> OTLPConfiguration? {
-        try OTLPConfiguration.resolve(
-            endpoint: otlpEndpoint, environment: ProcessInfo.processInfo.environment,
-            defaultTimeoutMilliseconds: Self.otlpTimeoutMilliseconds)
-    }
 
     func validate() throws {
         guard grace.nanoseconds > 0 else { throw ValidationError("--grace must be more than 0 (e.g. 1s or 500ms)") }
@@ -102,15 +91,7 @@ struct DaemonCommand: AsyncParsableCommand {
         if metrics != nil {
             throw ValidationError("--metrics: this nodescope was built without the Export trait, so it serves no metrics")
         }
-        if otlpEndpoint != nil {
-            throw ValidationError("--otlp-endpoint: this nodescope was built without the Export trait, so it exports nothing")
-        }
         #endif
-        do {
-            _ = try otlpConfiguration()
-        } catch {
-            throw ValidationError(error.description)
-        }
     }
 
     func run() async throws {
@@ -125,22 +106,36 @@ struct DaemonCommand: AsyncParsableCommand {
         var logger = Logger(label: "nodescope.daemon")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         Self.raiseDescriptorLimit(toHold: maxConnections + maxClients + (ui ? WebLimits().maxConnections : 0), logger: logger)
+        let (otlpConfiguration, otlpNote) = otlp.resolve(defaultTimeoutMilliseconds: Self.otlpTimeoutMilliseconds)
+        if let otlpNote { logger.warning("\(otlpNote)") }
         #if Export
-        var otlp: OTLPLeakStream?
+        var leakStream: OTLPLeakStream?
         var leakObserver: (@Sendable ([LeakRecord]) -> Void)?
-        if let configuration = try? otlpConfiguration() {
-            let stream = OTLPLeakStream(
-                configuration: configuration,
-                resource: .init(serviceName: configuration.serviceName, attributes: configuration.resourceAttributes),
-                logger: logger)
-            otlp = stream
+        let otlpResource = otlpConfiguration.map { OTLPResource(serviceName: $0.serviceName, attributes: $0.resourceAttributes) }
+        if let target = otlpConfiguration?.target(.logs), let otlpResource {
+            let stream = OTLPLeakStream(target: target, resource: otlpResource, logger: logger)
+            leakStream = stream
             leakObserver = { records in stream.offer(records) }
+        }
+        // The daemon's processes, for the names of the spans' resources; bound once the server is made.
+        let serverBox = Mutex<CollectorServer?>(nil)
+        var spanStream: OTLPSpanStream?
+        var changeObserver: ChangeObserver?
+        if let target = otlpConfiguration?.target(.traces), let otlpResource {
+            let stream = OTLPSpanStream(target: target, resource: otlpResource, logger: logger) {
+                guard let server = serverBox.withLock({ $0 }) else { return [] }
+                return try await server.processesAndCounts().processes
+            }
+            spanStream = stream
+            changeObserver = { batches in
+                stream.offer(
+                    batches.map { .init(session: $0.session, changes: $0.changes, arrivalNanos: $0.arrivalNanos, tree: $0.treeAfterResync) }
+                )
+            }
         }
         #else
         let leakObserver: (@Sendable ([LeakRecord]) -> Void)? = nil
-        if (try? otlpConfiguration()) != nil {
-            logger.notice("this nodescope was built without the Export trait; OTEL_EXPORTER_OTLP_ENDPOINT is ignored")
-        }
+        let changeObserver: ChangeObserver? = nil
         #endif
         let server = CollectorServer(
             socketPath: connection.socketPath,
@@ -148,16 +143,52 @@ struct DaemonCommand: AsyncParsableCommand {
                 graceNanos: grace.nanoseconds, endedSessionRetentionNanos: retention.nanoseconds,
                 maxEndedSessions: max(keepEnded, 0), maxStringBytesTotal: maxStringMemory.bytes),
             limits: ServerLimits(maxConnections: maxConnections, maxClientConnections: maxClients),
-            logger: logger, recordDirectory: recordDirectory, leakObserver: leakObserver)
+            logger: logger, recordDirectory: recordDirectory, leakObserver: leakObserver, changeObserver: changeObserver)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
         if ui {
             let web = WebViewServer(socketPath: connection.socketPath, port: uiPort, logger: logger)
             services.append(.init(service: web.service { url in UICommand.announce(url, open: false) }))
         }
         #if Export
-        if let otlp, let configuration = try? otlpConfiguration() {
-            services.append(.init(service: otlp))
-            logger.notice("leak verdicts as OTLP log records to \(configuration.logsURL)")
+        // What /metrics serves and the OTLP metrics carry: the collector's counts, read on its
+        // loop, and what the OTLP export sent and dropped of each signal.
+        let metricBox = Mutex<OTLPMetricStream?>(nil)
+        let (logs, spans) = (leakStream, spanStream)
+        let snapshot: @Sendable () async throws -> ExportSnapshot = {
+            let (processes, counts) = try await server.processesAndCounts()
+            var otlp: [ExportSnapshot.OTLPCount] = []
+            if let logs { otlp.append(.init(signal: "logs", sent: logs.counts.sent, dropped: logs.counts.dropped)) }
+            if let spans {
+                let (sent, dropped) = spans.sentAndDropped
+                otlp.append(.init(signal: "traces", sent: sent, dropped: dropped))
+            }
+            if let metrics = metricBox.withLock({ $0 }) {
+                let (sent, dropped) = metrics.sentAndDropped
+                otlp.append(.init(signal: "metrics", sent: sent, dropped: dropped))
+            }
+            return ExportSnapshot(
+                processes: processes,
+                daemon: .init(
+                    hosts: counts.hosts, clients: counts.clients, recordings: counts.recordings,
+                    failedRecordings: counts.failedRecordings, otlp: otlp))
+        }
+        if let leakStream, let target = otlpConfiguration?.target(.logs) {
+            services.append(.init(service: leakStream))
+            logger.notice("leak verdicts as OTLP log records to \(target.url)")
+        }
+        if let configuration = otlpConfiguration, let target = configuration.target(.metrics), let otlpResource {
+            let stream = OTLPMetricStream(
+                target: target, intervalMilliseconds: configuration.metricIntervalMilliseconds, resource: otlpResource,
+                logger: logger, snapshot: snapshot)
+            metricBox.withLock { $0 = stream }
+            services.append(.init(service: stream))
+            logger.notice(
+                "counts as OTLP metrics to \(target.url) every \(configuration.metricIntervalMilliseconds) ms")
+        }
+        if let spanStream, let target = otlpConfiguration?.target(.traces) {
+            serverBox.withLock { $0 = server }
+            services.append(.init(service: spanStream))
+            logger.notice("node lives as OTLP spans to \(target.url), one trace per process")
         }
         if let metrics {
             if !metrics.isLoopback {
@@ -173,14 +204,7 @@ struct DaemonCommand: AsyncParsableCommand {
                     throw CLIError(error.description, exitCode: 2)
                 }
             }
-            let endpoint = MetricsServer(address: metrics, token: token, logger: logger) {
-                let (processes, counts) = try await server.processesAndCounts()
-                return ExportSnapshot(
-                    processes: processes,
-                    daemon: .init(
-                        hosts: counts.hosts, clients: counts.clients, recordings: counts.recordings,
-                        failedRecordings: counts.failedRecordings))
-            }
+            let endpoint = MetricsServer(address: metrics, token: token, logger: logger, snapshot: snapshot)
             services.append(.init(service: endpoint.service { [logger] url in logger.notice("metrics at \(url)") }))
         }
         #endif

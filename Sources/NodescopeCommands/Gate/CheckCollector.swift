@@ -1,9 +1,11 @@
 import Foundation
 import Glibc
 import NodescopeCollector
+import NodescopeReports
 import NodescopeServer
 import NodescopeSocket
 import NodescopeSource
+import Synchronization
 
 /// What the private collector of a `check` run saw: every host process, every leak record and,
 /// for each session with a leak, its tree (kept by the collector after the session ended).
@@ -16,9 +18,35 @@ struct CheckFindings: Sendable {
     var trees: [SessionID: TreeView]
     /// The tests the processes attached nodes under (protocol version 2).
     var tests: [TestInfo] = []
+    /// The lives of the nodes of each session, when the run keeps them (OTLP traces).
+    var lifetimes: [SessionID: (lifetimes: [NodeLifetime], untracked: Int)] = [:]
     /// Why the collector could not say what it saw, when it could not (the reports then say so,
     /// and the run exits 2).
     var collectorFailure: String? = nil
+}
+
+/// The lives of the nodes of every session of a `check` run, from the changes its collector
+/// makes (on the collector's loop: each batch is applied under a lock, in order). At most
+/// ``limit`` lives a session are kept; nodes past it are counted.
+final class LifetimeRecorder: Sendable {
+    /// Lives kept per session.
+    static let limit = 100_000
+    private let logs = Mutex<[SessionID: LifetimeLog]>([:])
+
+    /// Applies batches of changes, in order.
+    func apply(_ batches: [ObservedChanges]) {
+        logs.withLock { logs in
+            for batch in batches {
+                logs[batch.session, default: LifetimeLog(startNanos: 0, limit: Self.limit)]
+                    .apply(batch.changes, at: batch.arrivalNanos) { batch.treeAfterResync }
+            }
+        }
+    }
+
+    /// Every session's lives, in attach order.
+    func finished() -> [SessionID: (lifetimes: [NodeLifetime], untracked: Int)] {
+        logs.withLock { logs in logs.mapValues { ($0.finished(), $0.untracked) } }
+    }
 }
 
 /// The private collector of one `check` run: an embedded ``CollectorServer`` on a socket in a
@@ -33,8 +61,9 @@ final class CheckCollector: Sendable {
     /// The leak grace, in nanoseconds.
     let graceNanos: UInt64
     private let server: CollectorServer
+    private let lives: LifetimeRecorder?
 
-    private init(directory: String, graceNanos: UInt64, recordDirectory: String?) {
+    private init(directory: String, graceNanos: UInt64, recordDirectory: String?, keepLifetimes: Bool) {
         self.directory = directory
         self.socketPath = directory + "/" + Self.socketName
         self.graceNanos = graceNanos
@@ -45,14 +74,28 @@ final class CheckCollector: Sendable {
         let settings = CollectorSettings(
             graceNanos: graceNanos, holdExit: true, endedSessionRetentionNanos: .max, maxEndedSessions: .max,
             maxStringBytesTotal: .max)
-        self.server = CollectorServer(socketPath: socketPath, settings: settings, logger: .quiet, recordDirectory: recordDirectory)
+        let lives = keepLifetimes ? LifetimeRecorder() : nil
+        self.lives = lives
+        var observer: ChangeObserver?
+        if let lives {
+            observer = { batches in
+                lives.apply(batches)
+                return []
+            }
+        }
+        self.server = CollectorServer(
+            socketPath: socketPath, settings: settings, logger: .quiet, recordDirectory: recordDirectory, changeObserver: observer)
     }
 
     /// Makes the private directory and starts listening.
-    /// With `recordDirectory`, each process's stream is recorded there (`check --record`).
-    static func start(graceNanos: UInt64, recordDirectory: String? = nil) async throws(CLIError) -> CheckCollector {
+    /// With `recordDirectory`, each process's stream is recorded there (`check --record`); with
+    /// `keepLifetimes`, the life of every node is kept (``CheckFindings/lifetimes``).
+    static func start(
+        graceNanos: UInt64, recordDirectory: String? = nil, keepLifetimes: Bool = false
+    ) async throws(CLIError) -> CheckCollector {
         let directory = try makePrivateDirectory()
-        let collector = CheckCollector(directory: directory, graceNanos: graceNanos, recordDirectory: recordDirectory)
+        let collector = CheckCollector(
+            directory: directory, graceNanos: graceNanos, recordDirectory: recordDirectory, keepLifetimes: keepLifetimes)
         do {
             try await collector.server.start()
         } catch {
@@ -96,6 +139,7 @@ final class CheckCollector: Sendable {
         // The closures on retainer paths by their source, on this side, after the run; the trees'
         // too: their leaks' pictures carry the same paths.
         findings.leaks = await ClosureNaming.shared.named(findings.leaks)
+        if let lives { findings.lifetimes = lives.finished() }
         for (session, tree) in findings.trees { findings.trees[session] = await ClosureNaming.shared.named(tree) }
         return findings
     }

@@ -106,12 +106,7 @@ struct CheckCommand: AsyncParsableCommand {
             "After the command ends, how long to wait for the processes it started to end (default 5s).", valueName: "duration"))
     var waitExit: DurationArgument?
 
-    @Option(
-        name: .customLong("otlp-endpoint"),
-        help: ArgumentHelp(
-            "Also send each leak verdict as an OpenTelemetry log record to this OTLP/HTTP endpoint (URL/v1/logs), as OTEL_EXPORTER_OTLP_ENDPOINT does; waits for it at most 500 ms (OTEL_EXPORTER_OTLP_TIMEOUT). See docs/FLEET.md.",
-            valueName: "url"))
-    var otlpEndpoint: String?
+    @OptionGroup var otlp: OTLPOptions
 
     /// How long a `check` waits for its OTLP export when no timeout variable says otherwise.
     static let otlpWaitMilliseconds = 500
@@ -144,16 +139,6 @@ struct CheckCommand: AsyncParsableCommand {
                 throw ValidationError("--source-root \(sourceRoot): no such directory")
             }
         }
-        do {
-            _ = try otlpConfiguration()
-        } catch {
-            throw ValidationError(error.description)
-        }
-        #if !Export
-        if otlpEndpoint != nil {
-            throw ValidationError("--otlp-endpoint: this nodescope was built without the Export trait, so it exports nothing")
-        }
-        #endif
         if let baseline {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: baseline, isDirectory: &isDirectory) else {
@@ -190,12 +175,16 @@ struct CheckCommand: AsyncParsableCommand {
             }
             recordDirectory = URL(fileURLWithPath: recordDir).standardizedFileURL.path
         }
-        let collector = try await CheckCollector.start(graceNanos: graceNanos, recordDirectory: recordDirectory)
+        let (otlpConfiguration, otlpNote) = otlp.resolve(defaultTimeoutMilliseconds: Self.otlpWaitMilliseconds)
+        if let otlpNote { Terminal.note("check: \(otlpNote)") }
+        let trace = otlpConfiguration?.target(.traces) == nil ? nil : TraceStart()
+        let collector = try await CheckCollector.start(
+            graceNanos: graceNanos, recordDirectory: recordDirectory, keepLifetimes: trace != nil)
         let termination: CheckTermination
         let findings: CheckFindings
         do {
             termination = try await CheckChildProcess.run(
-                command, environment: environment(socket: collector.socketPath), directory: collector.directory)
+                command, environment: environment(socket: collector.socketPath, trace: trace), directory: collector.directory)
         } catch {
             await collector.stop()
             throw error
@@ -225,7 +214,10 @@ struct CheckCommand: AsyncParsableCommand {
         if let svgDir { attempt { try Self.writeDiagrams(outcome.report, trees: findings.trees, into: svgDir) } }
         if let writeBaseline { attempt { try OutputFile.write(outcome.baselineDocument, to: writeBaseline) } }
         for failure in recordingFailures { problems.append("--record: \(failure) (the partial recording was removed)") }
-        let exportNote = await exportLeaks(findings.leaks)
+        var exportNotes: [String] = []
+        if let otlpConfiguration {
+            exportNotes = await export(findings, outcome: outcome, configuration: otlpConfiguration, trace: trace)
+        }
 
         if !quiet {
             FileHandle.standardError.write(Data(("\n" + ReportText.render(.check(outcome), colorful: Terminal.isErrorColorful)).utf8))
@@ -233,37 +225,117 @@ struct CheckCommand: AsyncParsableCommand {
             FileHandle.standardError.write(
                 Data("nodescope check: the command was \(termination.phrase); exiting \(outcome.exitCode)\n".utf8))
         }
-        if let exportNote { Terminal.note(exportNote) }
+        for note in exportNotes { Terminal.note(note) }
         for problem in problems { FileHandle.standardError.write(Data("nodescope: \(problem)\n".utf8)) }
         // The exit code is the result: everything is said above, so no further line.
         throw ExitCode(problems.isEmpty ? outcome.exitCode : 2)
     }
 
-    /// The OTLP settings from --otlp-endpoint and the OTEL_* variables; nil for no export.
-    private func otlpConfiguration() throws(OTLPConfiguration.Problem) -> OTLPConfiguration? {
-        try OTLPConfiguration.resolve(
-            endpoint: otlpEndpoint, environment: ProcessInfo.processInfo.environment,
-            defaultTimeoutMilliseconds: Self.otlpWaitMilliseconds)
+    /// Where a run's trace starts: its id and its span's, made before the command runs so that
+    /// the command's own spans can join it (`TRACEPARENT`), under the caller's trace when
+    /// `TRACEPARENT` names one.
+    struct TraceStart: Sendable {
+        var traceID: [UInt8]
+        var parentSpanID: [UInt8]?
+        var runSpanID: [UInt8]
+        var startNanos: UInt64
+
+        init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+            #if Export
+            let parent = environment["TRACEPARENT"].flatMap(NodeLifeTrace.parse(traceparent:))
+            traceID = parent?.traceID ?? NodeLifeTrace.randomTraceID()
+            parentSpanID = parent?.spanID
+            runSpanID = NodeLifeTrace.randomSpanID()
+            #else
+            traceID = []
+            runSpanID = []
+            #endif
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            startNanos = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        }
+
+        /// The W3C `traceparent` of the run's span.
+        var traceparent: String {
+            func hex(_ bytes: [UInt8]) -> String {
+                bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            }
+            return "00-\(hex(traceID))-\(hex(runSpanID))-01"
+        }
     }
 
-    /// Sends every leak verdict as an OTLP log record when asked to, within the export's bound;
-    /// what to tell the user about it (a failure is said even with --quiet: records were lost,
-    /// but the verdict and the exit code are the same).
-    private func exportLeaks(_ leaks: [LeakRecord]) async -> String? {
-        guard let configuration = try? otlpConfiguration() else { return nil }
+    /// Sends the run over OTLP: leak verdicts as log records, node lives as a trace, the
+    /// processes' counts as metrics, within the export's bound; what to tell the user about it
+    /// (a failure is said even with --quiet: data were lost, but the verdict and the exit code
+    /// are the same).
+    private func export(
+        _ findings: CheckFindings, outcome: CheckOutcome, configuration: OTLPConfiguration, trace: TraceStart?
+    ) async -> [String] {
         #if Export
         let environment = ProcessInfo.processInfo.environment
-        let resource = OTLPLeakLogs.Resource(
+        let resource = OTLPResource(
             serviceName: configuration.serviceName,
             attributes: CheckRunResource.attributes(command: command, environment: environment) + configuration.resourceAttributes)
-        let outcome = await OTLPLogExporter.export(leaks, configuration: configuration, resource: resource)
-        if let failure = outcome.failure {
-            return "check: OTLP: \(outcome.dropped) of \(leaks.count) leak log records not sent to \(configuration.logsURL): \(failure)"
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nowNanos = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        let lifeTrace = trace.map { trace in
+            NodeLifeTrace(
+                traceID: trace.traceID, parentSpanID: trace.parentSpanID, runSpanID: trace.runSpanID, runName: "nodescope check",
+                runAttributes: [
+                    ("nodescope.check.command", command.joined(separator: " ")),
+                    ("nodescope.check.exit_code", String(outcome.exitCode)),
+                ],
+                runStartNanos: trace.startNanos, runEndNanos: nowNanos,
+                runFailure: outcome.exitCode == 0
+                    ? nil : "exit \(outcome.exitCode): " + outcome.verdictLine.dropping(prefix: "nodescope check: "),
+                processes: findings.processes.map { process in
+                    let lives = findings.lifetimes[process.session]
+                    return NodeLifeTrace.Process(summary: process, lifetimes: lives?.lifetimes ?? [], untracked: lives?.untracked ?? 0)
+                },
+                leaks: findings.leaks)
         }
-        return quiet || leaks.isEmpty ? nil : "check: OTLP: \(outcome.sent) leak log records sent to \(configuration.logsURL)"
+        let run = OTLPCheckExport.Run(
+            leaks: findings.leaks, trace: lifeTrace, snapshot: ExportSnapshot(processes: findings.processes, daemon: .init()),
+            snapshotNanos: nowNanos)
+        let outcomes = await OTLPCheckExport.export(run, configuration: configuration, resource: resource)
+        var notes: [String] = []
+        var sent: [String] = []
+        for signal in configuration.signals {
+            guard let result = outcomes[signal], let target = configuration.target(signal) else { continue }
+            let what = Self.otlpItems(signal)
+            if let failure = result.failure {
+                notes.append(
+                    "check: OTLP: \(result.dropped) of \(result.sent + result.dropped) \(what) not sent to \(target.url): \(failure)")
+            } else if result.sent > 0 {
+                sent.append("\(result.sent) \(what)")
+            }
+        }
+        if !quiet, !sent.isEmpty {
+            let base = configuration.signals.compactMap { configuration.target($0)?.url }.first ?? ""
+            notes.insert("check: OTLP: sent \(sent.joined(separator: ", ")) to \(Self.endpointBase(base))", at: 0)
+        }
+        return notes
         #else
-        return quiet ? nil : "check: OTLP: this nodescope was built without the Export trait; OTEL_EXPORTER_OTLP_ENDPOINT is ignored"
+        return []
         #endif
+    }
+
+    /// What an export of `signal` carries, in words.
+    private static func otlpItems(_ signal: OTLPConfiguration.Signal) -> String {
+        switch signal {
+        case .logs: "leak log records"
+        case .traces: "node spans"
+        case .metrics: "metric data points"
+        }
+    }
+
+    /// A signal's URL without its `/v1/<signal>` path: the endpoint as the user gave it.
+    private static func endpointBase(_ url: String) -> String {
+        for signal in OTLPConfiguration.Signal.allCases where url.hasSuffix("/v1/" + signal.rawValue) {
+            return String(url.dropLast(("/v1/" + signal.rawValue).count))
+        }
+        return url
     }
 
     /// Reads and checks the baseline, naming the file in every error.
@@ -310,13 +382,22 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// The command's environment: ours, with NODESCOPE_SOCKET set to the private collector and
     /// a NODESCOPE switch that would turn the agent off removed.
-    private func environment(socket: String) -> [String: String] {
+    /// With a trace, `TRACEPARENT` names the run's span: spans the command makes with an
+    /// OpenTelemetry SDK that reads it join the run's trace.
+    private func environment(socket: String, trace: TraceStart?) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["NODESCOPE_SOCKET"] = socket
+        if let trace { environment["TRACEPARENT"] = trace.traceparent }
         if let value = environment["NODESCOPE"], ["off", "0", "false", "no"].contains(value.lowercased()) {
             environment.removeValue(forKey: "NODESCOPE")
             if !quiet { Terminal.note("check: ignoring NODESCOPE=\(value) for the command: check needs its agent on") }
         }
         return environment
+    }
+}
+
+extension String {
+    fileprivate func dropping(prefix: String) -> String {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
     }
 }

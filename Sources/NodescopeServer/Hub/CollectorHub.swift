@@ -27,6 +27,13 @@ final class CollectorHub {
     let logger: Logger
     /// Told of every leak record created or changed (the daemon's OTLP export).
     private let leakObserver: (@Sendable ([LeakRecord]) -> Void)?
+    /// Told of every batch of changes (a `check`'s node lives, the daemon's OTLP spans), in
+    /// bunches: see ``observe(_:for:now:)``.
+    private let changeObserver: ChangeObserver?
+    /// The batches not handed to ``changeObserver`` yet.
+    private var observed: [ObservedChanges] = []
+    /// Sessions whose changes the observer declined: only their end is handed over.
+    private var declined: Set<SessionID> = []
     let limits: ServerLimits
     private(set) var collector: Collector
     private var subscriptions: SubscriptionTable
@@ -65,9 +72,11 @@ final class CollectorHub {
     /// A hub with an empty collector, serving on `eventLoop`.
     init(
         settings: CollectorSettings, limits: ServerLimits = .init(), eventLoop: EventLoop, logger: Logger,
-        recordDirectory: String? = nil, leakObserver: (@Sendable ([LeakRecord]) -> Void)? = nil
+        recordDirectory: String? = nil, leakObserver: (@Sendable ([LeakRecord]) -> Void)? = nil,
+        changeObserver: ChangeObserver? = nil
     ) {
         self.leakObserver = leakObserver
+        self.changeObserver = changeObserver
         self.recordDirectory = recordDirectory
         self.collector = Collector(settings: settings)
         self.subscriptions = SubscriptionTable(limits: limits)
@@ -121,6 +130,7 @@ final class CollectorHub {
 
     /// Closes every connection (the collector is stopping).
     func closeAll() {
+        handOverObserved()
         for endpoint in endpoints.values { endpoint.channel.close(promise: nil) }
         retentionTask?.cancel()
     }
@@ -151,7 +161,10 @@ final class CollectorHub {
         do {
             let changes = try collector.ingest(message, session: session, now: now)
             if case .defineString = message { noteSessionsDroppedForMemory(now: now) }
-            publish(changes, for: session)
+            // Only a snapshot's end resyncs the tree: the observers need the tree after it.
+            var resynced = false
+            if case .snapshotEnd = message { resynced = true }
+            publish(changes, for: session, now: now, resynced: resynced)
             return nil
         } catch {
             return error
@@ -189,7 +202,7 @@ final class CollectorHub {
         let changes = collector.endSession(session, normally: normally, now: now)
         logger.debug("host ended", metadata: ["session": "\(session)", "normally": "\(normally)"])
         AllocatorTrim.afterFreeing(stringBytes - collector.stringBytes)
-        publish(changes, for: session)
+        publish(changes, for: session, now: now, ending: true)
         // The last change was `sessionEnded`: the subscriptions of this session are over.
         subscriptions.sessionEnded(session)
         updateRetentionTimer(now: now)
@@ -450,8 +463,17 @@ final class CollectorHub {
 
     /// Logs flagged leaks and sends a session's changes to its subscribers, letting go of those
     /// that do not keep up.
-    private func publish(_ changes: [TreeChange], for session: SessionID) {
+    private func publish(_ changes: [TreeChange], for session: SessionID, now: UInt64, resynced: Bool = false, ending: Bool = false) {
         guard !changes.isEmpty else { return }
+        if changeObserver != nil {
+            if declined.isEmpty || !declined.contains(session) {
+                observe(changes, for: session, now: now, resynced: resynced)
+            } else if ending {
+                // A declined session's end is still handed over: it closes the session's trace.
+                declined.remove(session)
+                observe([.sessionEnded(normally: changes.contains(.sessionEnded(normally: true)))], for: session, now: now, resynced: false)
+            }
+        }
         if let leakObserver {
             var records: [LeakRecord] = []
             for change in changes {
@@ -506,6 +528,29 @@ final class CollectorHub {
                 endpoints[connection]?.close(reason)
             }
         }
+    }
+
+    /// Keeps a batch for the change observer, which gets them in bunches: when 256 wait, and at
+    /// the end of the loop's current turn (a task is scheduled when the first one comes), so that
+    /// a flood of small batches costs the loop an append each, not a call and a lock each.
+    private func observe(_ changes: [TreeChange], for session: SessionID, now: UInt64, resynced: Bool) {
+        observed.append(
+            ObservedChanges(
+                session: session, changes: changes, arrivalNanos: now, treeAfterResync: resynced ? collector.tree(session) : nil))
+        if observed.count == 1 {
+            let hub = NIOLoopBound(self, eventLoop: eventLoop)
+            eventLoop.execute { hub.value.handOverObserved() }
+        } else if observed.count >= 256 {
+            handOverObserved()
+        }
+    }
+
+    /// Hands the batches kept to the change observer.
+    private func handOverObserved() {
+        guard !observed.isEmpty, let changeObserver else { return }
+        let bunch = observed
+        observed.removeAll(keepingCapacity: true)
+        for session in changeObserver(bunch) { declined.insert(session) }
     }
 
     /// Event frames on one subscription, one per encoded change.

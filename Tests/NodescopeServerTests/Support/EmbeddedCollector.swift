@@ -18,11 +18,15 @@ struct EmbeddedCollector {
     /// The hub under test.
     let hub: CollectorHub
 
-    /// A hub with `settings` and `limits`.
-    init(settings: CollectorSettings = .init(), limits: ServerLimits = .init()) {
+    /// A hub with `settings` and `limits`, and the observers given.
+    init(
+        settings: CollectorSettings = .init(), limits: ServerLimits = .init(),
+        changeObserver: ChangeObserver? = nil
+    ) {
         let log = log
         hub = CollectorHub(
-            settings: settings, limits: limits, eventLoop: loop, logger: Logger(label: "test") { _ in log })
+            settings: settings, limits: limits, eventLoop: loop, logger: Logger(label: "test") { _ in log },
+            changeObserver: changeObserver)
     }
 
     /// A new connection, active. `peerPID` is the socket peer's pid (SO_PEERCRED, with this
