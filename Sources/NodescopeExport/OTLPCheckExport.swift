@@ -50,7 +50,9 @@ package enum OTLPCheckExport {
                     case .traces:
                         guard let trace = run.trace else { return (signal, OTLPHTTP.Outcome()) }
                         // A big run's spans take time to build: that time counts in the bound too.
-                        guard let requests = await within(end, { OTLPNodeSpans.requests(trace, resource: resource, clock: clock) })
+                        guard
+                            let requests = await OTLPHTTP.first(
+                                by: end, { OTLPNodeSpans.requests(trace, resource: resource, clock: clock) })
                         else {
                             var outcome = OTLPHTTP.Outcome()
                             outcome.dropped = trace.processes.reduce(0) { $0 + $1.lifetimes.count }
@@ -73,12 +75,6 @@ package enum OTLPCheckExport {
         }
         await OTLPHTTP.shutDown(client, before: deadline + .milliseconds(100))
         return outcomes
-    }
-
-    /// `body`'s result when it is done by `deadline`; nil otherwise (it is left to finish, or
-    /// to end with the process).
-    private static func within<T: Sendable>(_ deadline: NIODeadline, _ body: @escaping @Sendable () -> T) async -> T? {
-        await OTLPHTTP.first(by: deadline) { body() }
     }
 }
 #endif

@@ -21,7 +21,7 @@ enum NodescopeMain {
             exit(code.rawValue)
         } catch {
             if let failure = CLIError(error) {
-                FileHandle.standardError.write(Data("nodescope: \(failure.message)\n".utf8))
+                Terminal.error("nodescope: \(failure.message)\n")
                 exit(failure.exitCode)
             }
             let code = NodescopeCLI.exitCode(for: error)
@@ -29,7 +29,7 @@ enum NodescopeMain {
                 print(NodescopeCLI.fullMessage(for: error))
                 exit(0)
             }
-            FileHandle.standardError.write(Data((NodescopeCLI.fullMessage(for: error) + "\n").utf8))
+            Terminal.error(NodescopeCLI.fullMessage(for: error) + "\n")
             // Usage errors and anything unforeseen are 2, as DESIGN.md says.
             exit(code == .validationFailure || code == .failure ? 2 : code.rawValue)
         }

@@ -220,13 +220,12 @@ struct CheckCommand: AsyncParsableCommand {
         }
 
         if !quiet {
-            FileHandle.standardError.write(Data(("\n" + ReportText.render(.check(outcome), colorful: Terminal.isErrorColorful)).utf8))
+            Terminal.error("\n" + ReportText.render(.check(outcome), colorful: Terminal.isErrorColorful))
         } else if case .signaled = termination {
-            FileHandle.standardError.write(
-                Data("nodescope check: the command was \(termination.phrase); exiting \(outcome.exitCode)\n".utf8))
+            Terminal.error("nodescope check: the command was \(termination.phrase); exiting \(outcome.exitCode)\n")
         }
         for note in exportNotes { Terminal.note(note) }
-        for problem in problems { FileHandle.standardError.write(Data("nodescope: \(problem)\n".utf8)) }
+        for problem in problems { Terminal.error("nodescope: \(problem)\n") }
         // The exit code is the result: everything is said above, so no further line.
         throw ExitCode(problems.isEmpty ? outcome.exitCode : 2)
     }
@@ -250,9 +249,8 @@ struct CheckCommand: AsyncParsableCommand {
             traceID = []
             runSpanID = []
             #endif
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            startNanos = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+            // The collector's clock: CLOCK_MONOTONIC, as its loop reads it.
+            startNanos = DispatchTime.now().uptimeNanoseconds
         }
 
         /// The W3C `traceparent` of the run's span.
@@ -276,9 +274,7 @@ struct CheckCommand: AsyncParsableCommand {
         let resource = OTLPResource(
             serviceName: configuration.serviceName,
             attributes: CheckRunResource.attributes(command: command, environment: environment) + configuration.resourceAttributes)
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nowNanos = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        let nowNanos = DispatchTime.now().uptimeNanoseconds
         let lifeTrace = trace.map { trace in
             NodeLifeTrace(
                 traceID: trace.traceID, parentSpanID: trace.parentSpanID, runSpanID: trace.runSpanID, runName: "nodescope check",

@@ -7,7 +7,7 @@ import Synchronization
 
 /// Output conventions of the CLI: results on stdout, notes and errors on stderr, colours only
 /// when stdout is a terminal (and `NO_COLOR` is unset).
-enum Terminal {
+package enum Terminal {
     static let isColorful: Bool = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
 
     static func paint(_ text: String, _ color: Vocabulary.Color) -> String {
@@ -26,7 +26,13 @@ enum Terminal {
 
     /// One line on standard error.
     static func note(_ line: String) {
-        FileHandle.standardError.write(Data(("nodescope: " + line + "\n").utf8))
+        error("nodescope: " + line + "\n")
+    }
+
+    /// Writes `text` to standard error as is. A reader that has gone (`nodescope check … 2>&1 |
+    /// head -1`) costs the text, never the process: Foundation's `FileHandle.write` traps there.
+    package static func error(_ text: String) {
+        StandardError.write(text)
     }
 
     /// Writes to stdout at once, so piped output arrives line by line. A reader that has gone

@@ -28,7 +28,7 @@ final class CollectorHub {
     /// Told of every leak record created or changed (the daemon's OTLP export).
     private let leakObserver: (@Sendable ([LeakRecord]) -> Void)?
     /// Told of every batch of changes (a `check`'s node lives, the daemon's OTLP spans), in
-    /// bunches: see ``observe(_:for:now:)``.
+    /// bunches: see ``observe(_:for:now:resynced:)``.
     private let changeObserver: ChangeObserver?
     /// The batches not handed to ``changeObserver`` yet.
     private var observed: [ObservedChanges] = []
