@@ -113,7 +113,9 @@ final class HeapGraph {
         let shape = size >= 16 ? catalog.shape(isa: base.load(as: UInt.self), blockSize: size) : .plain
         switch shape {
         case .plain:
-            if size <= 80, size >= 64, isCachedContinuation(base) { return }
+            // malloc(64) gives 72 usable bytes, or 88 when glibc hands over a 96-byte chunk
+            // whole (what would be left of it is smaller than a chunk can be).
+            if size <= 88, size >= 64, isCachedContinuation(base) { return }
             _ = scan(base, 0..<size, body)
         case .object(let type):
             let plan = catalog.plans[type]
@@ -203,7 +205,7 @@ final class HeapGraph {
         return nil
     }
 
-    /// Whether the 64-byte block in `base` is a dispatch continuation that libdispatch keeps in a
+    /// Whether the block of a 64-byte request in `base` is a dispatch continuation that libdispatch keeps in a
     /// thread's cache for reuse (free): a cached continuation's `do_next` (+16) is the next one
     /// in the cache, and its `dc_cache_cnt` (the low half of +8) counts down the chain to 1 at
     /// the last, whose `do_next` is null. Its other words are left from its last use (the context
