@@ -99,7 +99,7 @@ func runExportIngestBenchmark(quick: Bool) async throws -> [ReportRow] {
     let resource = OTLPResource(serviceName: nil, attributes: [])
     var ratios: [Double] = []
     var posted: [(sent: Int, dropped: Int)] = []
-    for pair in 0..<(quick ? 3 : 9) {
+    for pair in 0..<(quick ? 3 : 15) {
         var without = 0.0
         var with = 0.0
         for exports in pair.isMultiple(of: 2) ? [false, true] : [true, false] {
@@ -128,6 +128,9 @@ func runExportIngestBenchmark(quick: Bool) async throws -> [ReportRow] {
             for task in tasks { _ = await task.result }
         }
         ratios.append(with / without)
+        if ProcessInfo.processInfo.environment["NODESCOPE_BENCH_PAIRS"] != nil {
+            print(String(format: "pair %d: off %.3f s, on %.3f s", pair, without, with))
+        }
     }
     let timing = Timing(of: ratios)
     let last = posted.last ?? (0, 0)

@@ -1,7 +1,7 @@
 import Foundation
 
 // nodescope-bench: the benchmarks behind docs/BENCHMARKS.md.
-// Usage: nodescope-bench [host] [collector] [recording] [render] [retainers] [export] [--quick]     (build with -c release; see docs/BENCHMARKS.md)
+// Usage: nodescope-bench [host] [collector] [recording] [render] [retainers] [export] [export-ingest] [--quick]     (build with -c release; see docs/BENCHMARKS.md)
 let arguments = Set(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 let all = arguments.subtracting(["--quick"]).isEmpty
@@ -64,6 +64,8 @@ if all || arguments.contains("retainers") {
 #if Export
 if all || arguments.contains("export") {
     printTable("Export (OTLP)", runExportBenchmarks(quick: quick) + (try await runExportIngestBenchmark(quick: quick)))
+} else if arguments.contains("export-ingest") {
+    printTable("Export (OTLP)", try await runExportIngestBenchmark(quick: quick))
 }
 #endif
 if all || arguments.contains("render") {

@@ -117,6 +117,35 @@ struct CollectorHubTests {
         #expect(after.map(\.changes) == [[.sessionEnded(normally: true)]])
     }
 
+    @Test func aDeclinedSessionBesideAnotherLosesOnlyItsOwnChanges() throws {
+        // The hub keeps its last answer for a session: messages of two hosts in turns must
+        // each get their own.
+        let seen = Mutex<[ObservedChanges]>([])
+        let collector = EmbeddedCollector { batches in
+            seen.withLock { $0 += batches }
+            return batches.map(\.session).filter { $0 == SessionID(rawValue: 1) }
+        }
+        let first = try streamingHost(collector)
+        let second = try collector.connect()
+        try collector.send(
+            [.hello(Hello(role: .host, pid: 43, monotonicNanos: 0, wallNanos: 0, processName: "other"))] + strings + Frames.emptySnapshot,
+            to: second)
+        collector.loop.run()
+        let before = seen.withLock { $0.count }
+        for id in UInt64(1)...3 {
+            try collector.send([Frames.attached(id, sequence: id)], to: first)
+            try collector.send([Frames.attached(id, sequence: id)], to: second)
+        }
+        try collector.send([.goodbye(.normalExit)], to: first)
+        try collector.send([.goodbye(.normalExit)], to: second)
+        collector.loop.run()
+        let after = seen.withLock { Array($0.dropFirst(before)) }
+        #expect(after.filter { $0.session == SessionID(rawValue: 1) }.map(\.changes) == [[.sessionEnded(normally: true)]])
+        let other = after.filter { $0.session == SessionID(rawValue: 2) }.flatMap(\.changes)
+        #expect(other.filter { if case .attached = $0 { true } else { false } }.count == 3)
+        #expect(other.last == .sessionEnded(normally: true))
+    }
+
     @Test func anUnsubscribedClientGetsNoMoreEvents() throws {
         let collector = EmbeddedCollector()
         let host = try streamingHost(collector)

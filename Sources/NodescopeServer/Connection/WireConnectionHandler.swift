@@ -93,6 +93,8 @@ final class WireConnectionHandler: ChannelInboundHandler {
                     at: buffer.readerIndex, length: min(buffer.readableBytes, Hello.versionPrefixBytes - streamStart.count)) ?? []
         }
         buffer.withUnsafeReadableBytes { decoder.feed($0) }
+        // Asked once a read, not once a message (a new session's changes are observed).
+        let observed = session.map { hub.value.observesChanges(of: $0) } ?? true
         while context.channel.isActive, !closing {
             let message: WireMessage?
             do {
@@ -109,7 +111,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
             }
             guard let message else { break }
             framesDecoded &+= 1
-            perform(machine.received(message), context: context, now: now)
+            perform(machine.received(message), context: context, now: now, observed: observed)
         }
         handOverRecording()
         recordingChecked = false
@@ -175,7 +177,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
         if let session { hub.value.recorded(pack, session: session) }
     }
 
-    private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext, now: UInt64) {
+    private func perform(_ action: ConnectionStateMachine.Action, context: ChannelHandlerContext, now: UInt64, observed: Bool = true) {
         let hub = self.hub.value
         switch action {
         case .acceptHost(let hello, let version):
@@ -205,7 +207,7 @@ final class WireConnectionHandler: ChannelInboundHandler {
             refuse(code, reason, context: context)
         case .ingest(let message):
             guard let session else { return }
-            if let violation = hub.ingest(message, session: session, now: now) {
+            if let violation = hub.ingest(message, session: session, now: now, observed: observed) {
                 close(context, reason: violation.message)
                 return
             }

@@ -155,16 +155,24 @@ final class CollectorHub {
         return session
     }
 
+    /// Whether the change observer takes `session`'s changes. A connection asks once a read, and
+    /// passes the answer with each message of the read to ``ingest(_:session:now:observed:)``:
+    /// a flood's messages then cost the loop no lookup each.
+    func observesChanges(of session: SessionID) -> Bool {
+        changeObserver != nil && (declined.isEmpty || !declined.contains(session))
+    }
+
     /// Feeds one message of a host's stream, read at `now`; returns the violation when it
-    /// breaks a rule (the connection must then close).
-    func ingest(_ message: WireMessage, session: SessionID, now: UInt64) -> SessionError? {
+    /// breaks a rule (the connection must then close). `observed`: whether the change observer
+    /// takes the session's changes (``observesChanges(of:)``).
+    func ingest(_ message: WireMessage, session: SessionID, now: UInt64, observed: Bool = true) -> SessionError? {
         do {
             let changes = try collector.ingest(message, session: session, now: now)
             if case .defineString = message { noteSessionsDroppedForMemory(now: now) }
             // Only a snapshot's end resyncs the tree: the observers need the tree after it.
             var resynced = false
             if case .snapshotEnd = message { resynced = true }
-            publish(changes, for: session, now: now, resynced: resynced)
+            publish(changes, for: session, now: now, resynced: resynced, observed: observed)
             return nil
         } catch {
             return error
@@ -315,7 +323,7 @@ final class CollectorHub {
         let header = RecordingHeader(
             protocolVersion: info.version, pid: info.hello.pid, processName: info.hello.processName,
             helloMonotonicNanos: info.hello.monotonicNanos, helloWallNanos: info.hello.wallNanos, startMonotonicNanos: now,
-            startWallNanos: SessionRecorder.wallNanos(), clockRelation: clocks, graceNanos: collector.settings.graceNanos,
+            startWallNanos: SessionRecorder.wallNanos(atMonotonic: now), clockRelation: clocks, graceNanos: collector.settings.graceNanos,
             holdExit: collector.settings.holdExit, startsMidSession: midSession)
         let bound = NIOLoopBound(self, eventLoop: eventLoop)
         let loop = eventLoop
@@ -463,10 +471,12 @@ final class CollectorHub {
 
     /// Logs flagged leaks and sends a session's changes to its subscribers, letting go of those
     /// that do not keep up.
-    private func publish(_ changes: [TreeChange], for session: SessionID, now: UInt64, resynced: Bool = false, ending: Bool = false) {
+    private func publish(
+        _ changes: [TreeChange], for session: SessionID, now: UInt64, resynced: Bool = false, ending: Bool = false, observed: Bool = true
+    ) {
         guard !changes.isEmpty else { return }
         if changeObserver != nil {
-            if declined.isEmpty || !declined.contains(session) {
+            if ending ? !declined.contains(session) : observed {
                 observe(changes, for: session, now: now, resynced: resynced)
             } else if ending {
                 // A declined session's end is still handed over: it closes the session's trace.
@@ -474,36 +484,39 @@ final class CollectorHub {
                 observe([.sessionEnded(normally: changes.contains(.sessionEnded(normally: true)))], for: session, now: now, resynced: false)
             }
         }
-        if let leakObserver {
-            var records: [LeakRecord] = []
-            for change in changes {
-                switch change {
-                case .leakFlagged(let record), .retainersFound(_, _, .some(let record)): records.append(record)
-                default: break
-                }
-            }
-            if !records.isEmpty { leakObserver(records) }
-        }
+        // One pass over the changes for the leak observer and the log, reading each in place
+        // (a loop that copies each change out retains and releases what it carries).
         // Leaks one line each; unverified nodes (thousands when a busy process's exit is cut)
         // one line each only while there are few, then one line for the rest of the batch.
+        var records: [LeakRecord] = []
         var unverified = 0
         var firstUnverified: LeakRecord?
-        for case .leakFlagged(let record) in changes where record.verdict != .lateRelease {
-            if record.verdict == .unverified {
-                unverified += 1
-                if unverified > Self.unverifiedLinesPerBatch {
-                    if firstUnverified == nil { firstUnverified = record }
-                    continue
+        for index in changes.indices {
+            switch changes[index] {
+            case .leakFlagged(let record):
+                if leakObserver != nil { records.append(record) }
+                guard record.verdict != .lateRelease else { continue }
+                if record.verdict == .unverified {
+                    unverified += 1
+                    if unverified > Self.unverifiedLinesPerBatch {
+                        if firstUnverified == nil { firstUnverified = record }
+                        continue
+                    }
                 }
+                logger.notice(
+                    "leak flagged",
+                    metadata: [
+                        "process": "\(VisibleText.escaped(record.processName))",
+                        "path": "\(record.path.map(VisibleText.escaped).joined(separator: "/"))",
+                        "verdict": "\(record.verdict)",
+                    ])
+            case .retainersFound(_, _, .some(let record)):
+                if leakObserver != nil { records.append(record) }
+            default:
+                break
             }
-            logger.notice(
-                "leak flagged",
-                metadata: [
-                    "process": "\(VisibleText.escaped(record.processName))",
-                    "path": "\(record.path.map(VisibleText.escaped).joined(separator: "/"))",
-                    "verdict": "\(record.verdict)",
-                ])
         }
+        if !records.isEmpty { leakObserver?(records) }
         if let record = firstUnverified {
             logger.notice(
                 "more nodes unverified",
