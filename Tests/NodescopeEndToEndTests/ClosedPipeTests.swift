@@ -38,6 +38,21 @@ struct ClosedPipeTests {
         #expect(Date().timeIntervalSince(started) < 20)
     }
 
+    /// `check`'s report goes to standard error; sent down a pipe whose reader is gone, it once
+    /// trapped (SIGILL, exit 132) in Foundation's write. Its verdict is its exit status still.
+    @Test func checkWhoseReaderIsGoneExitsWithItsVerdict() throws {
+        let bin = ChildProcess.binDirectory
+        let nodescope = bin.appendingPathComponent("nodescope").path
+        let sample = bin.appendingPathComponent("sample-nodes").path
+        let shell = try ChildProcess(
+            "/bin/bash",
+            ["-c", "'\(nodescope)' check -- '\(sample)' --quiet --leak retain-cycle 2>&1 | head -1; exit ${PIPESTATUS[0]}"],
+            absolutePath: true)
+        #expect(shell.waitForExit(seconds: 120) == 1, "\(shell.stdout)\n\(shell.stderr)")
+        #expect(shell.stdout.split(separator: "\n").count == 1)
+        #expect(!shell.stderr.contains("Fatal error"))
+    }
+
     @Test func theDemoWhoseReaderIsGoneExitsZeroAndLeavesNoScratchDirectory() throws {
         let before = Set((try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []).filter { $0.hasPrefix("nodescope-demo-") }
         let output = makeScratchDirectory().appendingPathComponent("demo.svg").path
