@@ -185,6 +185,9 @@ package enum OTLPHTTP {
             return .success(Rejected(count: count, message: words))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
             return .failure(PostFailure(message: "no answer within the export's bound"))
+        } catch is CancellationError {
+            // The daemon or `check` is stopping: said so, not as `CancellationError()`.
+            return .failure(PostFailure(message: "stopped before the endpoint answered"))
         } catch {
             return .failure(PostFailure(message: "\(error)"))
         }

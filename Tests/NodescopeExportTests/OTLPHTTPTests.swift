@@ -1,4 +1,5 @@
 #if Export
+import Glibc
 import NIOCore
 import Testing
 
@@ -16,6 +17,37 @@ import Testing
         }
         #expect(never == nil)
         #expect(NIODeadline.now() - started < .seconds(30))
+    }
+
+    /// A post cut short because its tool is stopping says so in words, not `CancellationError()`.
+    @Test func aPostCancelledByItsStoppingToolSaysSo() async throws {
+        // A listener that never answers: the kernel takes the connection, nobody reads it.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        try #require(bound && listen(listener, 4) == 0)
+        let port = UInt16(bigEndian: address.sin_port)
+        let target = OTLPConfiguration.Target(url: "http://127.0.0.1:\(port)/v1/traces", headers: [], timeoutMilliseconds: 60_000)
+        let client = OTLPHTTP.makeClient(connectMilliseconds: 5_000)
+        let post = Task {
+            await OTLPHTTP.post([1, 2, 3], to: target, client: client, deadline: .now() + .seconds(60)) { _ in nil }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        post.cancel()
+        guard case .failure(let failure) = await post.value else {
+            Issue.record("a post to an endpoint that never answers succeeded")
+            return
+        }
+        #expect(failure.message == "stopped before the endpoint answered")
+        await OTLPHTTP.shutDown(client, before: .now() + .seconds(5))
     }
 }
 #endif
