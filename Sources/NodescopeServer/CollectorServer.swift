@@ -99,7 +99,7 @@ package final class CollectorServer: Service, Sendable {
             // The closed connections end their sessions on the loop; then the recordings end.
             try? await loop.submit {}.get()
             let pool = try? await loop.submit { [loop] in hub.value.finishRecordings(now: loop.now.uptimeNanoseconds) }.get()
-            if let pool { try? await pool.shutdownGracefully() }
+            if let pool { await RecordingSink.shutDown(pool) }
         }
         unlink(socketPath)
         logger.info("collector stopped")

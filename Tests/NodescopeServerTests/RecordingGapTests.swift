@@ -17,7 +17,7 @@ import Testing
 struct RecordingGapTests {
     private static let hello = Hello(role: .host, pid: 42, monotonicNanos: 0, wallNanos: 0, processName: "app")
 
-    @Test func aRefusedBatchBecomesAGapThenTheCollectorsSnapshot() throws {
+    @Test func aRefusedBatchBecomesAGapThenTheCollectorsSnapshot() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "nodescope-gap-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -73,7 +73,7 @@ struct RecordingGapTests {
         try read([.stateChanged(StateChangedFrame(sequence: sequence, timeNanos: 3, nodeID: 3, state: .active))])
         let live = try #require(collector.tree(session))
         recorder.finish(.stopped, arrival: now + 1) { collector.resyncStream(session) }
-        try pool.syncShutdownGracefully()
+        await RecordingSink.shutDown(pool)
 
         #expect(outcome.withLock { $0?.lostFrames } == 41)
         #expect(outcome.withLock { $0?.error } == nil)

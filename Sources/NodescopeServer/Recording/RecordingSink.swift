@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import NIOPosix
 import NodescopeControlCodec
@@ -50,6 +51,18 @@ final class RecordingSink: Sendable {
         self.maxQueued = maxQueued
         self.onFinished = onFinished
         self.file = Mutex((RecordingWriter(header: header), -1, nil, 0, false))
+    }
+
+    /// Stops the recordings' `pool` once every write queued on it is done. A pool that shuts down
+    /// hands the jobs it had not started to its callback queue, cancelled (a drain job writes
+    /// anyway); with NIO's default queue, a concurrent one, the shutdown could return before they
+    /// ran, and a stopping daemon end a recording cut short. On a serial queue they run before
+    /// the callback that ends the wait.
+    static func shutDown(_ pool: NIOThreadPool) async {
+        let queue = DispatchQueue(label: "nodescope.recordings.shutdown")
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            pool.shutdownGracefully(queue: queue) { _ in finished.resume() }
+        }
     }
 
     /// Queues `items` unless that would pass the bound; false when refused. A `finish` is never
