@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import NIOPosix
 import NodescopeControlCodec
@@ -54,15 +53,13 @@ final class RecordingSink: Sendable {
     }
 
     /// Stops the recordings' `pool` once every write queued on it is done. A pool that shuts down
-    /// hands the jobs it had not started to its callback queue, cancelled (a drain job writes
-    /// anyway); with NIO's default queue, a concurrent one, the shutdown could return before they
-    /// ran, and a stopping daemon end a recording cut short. On a serial queue they run before
-    /// the callback that ends the wait.
+    /// hands the jobs it had not started to a concurrent queue, cancelled, and can return before
+    /// they ran: a stopping daemon could end a recording cut short. The pool has one thread,
+    /// which takes its jobs in order, so a job queued now runs once every drain queued before it
+    /// is done; then the pool stops.
     static func shutDown(_ pool: NIOThreadPool) async {
-        let queue = DispatchQueue(label: "nodescope.recordings.shutdown")
-        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            pool.shutdownGracefully(queue: queue) { _ in finished.resume() }
-        }
+        _ = try? await pool.runIfActive {}
+        try? await pool.shutdownGracefully()
     }
 
     /// Queues `items` unless that would pass the bound; false when refused. A `finish` is never
