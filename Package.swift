@@ -306,8 +306,8 @@ let package = Package(
         .testTarget(
             name: "NodescopeEndToEndTests",
             dependencies: [
-                "NodescopeCollector", "NodescopeServer", "NodescopeWire", "ProcessTestSupport", "nodescope", "test-host",
-                "sample-nodes", "SeededRandom",
+                "NodescopeCollector", "NodescopeRecording", "NodescopeServer", "NodescopeWire", "ProcessTestSupport", "nodescope",
+                "test-host", "sample-nodes", "SeededRandom",
             ]),
         .testTarget(
             name: "SamplesTests",
