@@ -93,6 +93,12 @@ final class GlobalNames {
         offset == 0 ? "" : "+\(offset)"
     }
 
+    /// Reads the symbol tables of `paths` now (once per process), so that an analysis in a
+    /// forked child finds them read (``FrozenChild``: what it learns goes with it).
+    func prepare(images paths: [String]) {
+        for path in Set(paths) { _ = symbols(of: path) }
+    }
+
     private func symbols(of path: String) -> ElfSymbols? {
         if let known = Self.images.withLock({ $0[path] }) { return known }
         // Read outside the lock (a large table takes a while); two analyses that race read it

@@ -27,29 +27,105 @@ final class HeapIndex {
         var blockCount: Int32
     }
 
-    /// The walked heaps, by address.
+    /// The walked heaps, by address (``areaCount`` of them).
     let areas: UnsafeMutableBufferPointer<Area>
     /// One bit per 16-byte granule of each area: set where a block in use starts.
     private let bitmap: UnsafeMutableBufferPointer<UInt64>
     /// For each bitmap word, the blocks of its area that start before it.
     private let rank: UnsafeMutableBufferPointer<UInt32>
-    /// The blocks' addresses (what a reference to them holds), in address order.
+    /// The blocks' addresses (what a reference to them holds), in address order (``count`` of them).
     let starts: UnsafeMutableBufferPointer<UInt>
     /// Their usable sizes in bytes.
     let sizes: UnsafeMutableBufferPointer<UInt32>
-    /// Whether a walk stopped at a chunk header that made no sense (another thread changing
-    /// the heap while it was copied): blocks after it are unknown.
-    let incomplete: Bool
+    /// What the walk found: the number of areas and blocks, the lowest and highest address, and
+    /// whether a walk stopped early (in memory of its own, so that a walk in a forked child, see
+    /// ``FrozenChild``, writes no heap block).
+    private let summary: UnsafeMutablePointer<Summary>
+    private let snapshot: MemorySnapshot
+    /// The memory mapped for the buffers, to unmap.
+    private let mapping: (base: UnsafeMutableRawPointer?, length: Int)
 
-    private let low: UInt
-    private let high: UInt
+    private struct Summary {
+        var areaCount = 0
+        var blockCount = 0
+        var low: UInt = 0
+        var high: UInt = 0
+        var incomplete = false
+    }
 
     /// The number of blocks.
-    var count: Int { starts.count }
+    var count: Int { summary.pointee.blockCount }
+    /// The number of walked heaps.
+    var areaCount: Int { summary.pointee.areaCount }
+    /// Whether a walk stopped at a chunk header that made no sense (another thread changing
+    /// the heap while it was copied): blocks after it are unknown.
+    var incomplete: Bool { summary.pointee.incomplete }
 
     /// Walks the heaps of `snapshot`.
-    init(snapshot: MemorySnapshot) {
-        var walker = Walker(tcacheKey: Self.tcacheKey)
+    convenience init(snapshot: MemorySnapshot) {
+        self.init(preparingFor: snapshot)
+        walk()
+    }
+
+    /// An index for the heaps of `snapshot`, not walked yet (``walk()``): its buffers are mapped
+    /// now, outside every malloc heap and as large as the heaps can need (pages are only used
+    /// where written), so that the walk allocates nothing.
+    init(preparingFor snapshot: MemorySnapshot) {
+        self.snapshot = snapshot
+        var areaCapacity = 1
+        var bitmapWords = 1
+        var blockCapacity = 1
+        for region in snapshot.regions {
+            switch region.kind {
+            case .mainHeap, .arenaHeap, .mappedChunks:
+                let bytes = Int(region.end - region.start)
+                areaCapacity += 1
+                bitmapWords += (bytes / 16 + 63) / 64
+                blockCapacity += bytes / 32
+            case .imageData, .stack:
+                continue
+            }
+        }
+        func aligned(_ value: Int) -> Int { (value + 63) & ~63 }
+        let layout = [
+            aligned(MemoryLayout<Summary>.stride), aligned(areaCapacity * MemoryLayout<Area>.stride),
+            aligned(bitmapWords * 8), aligned(bitmapWords * 4), aligned(blockCapacity * 8), aligned(blockCapacity * 4),
+        ]
+        let length = layout.reduce(0, +)
+        let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        var base: UnsafeMutableRawPointer
+        if let mapped, mapped != UnsafeMutableRawPointer(bitPattern: -1) {
+            base = mapped
+            mapping = (mapped, length)
+        } else {
+            // No address space for it: an index of nothing (every target is then "not in a block").
+            base = .allocate(byteCount: layout[0] + 64 * 5, alignment: 64)
+            mapping = (nil, 0)
+            (areaCapacity, bitmapWords, blockCapacity) = (0, 0, 0)
+        }
+        var offset = 0
+        func carve<Element>(_ count: Int, _ size: Int, as type: Element.Type) -> UnsafeMutableBufferPointer<Element> {
+            defer { offset += size }
+            return UnsafeMutableBufferPointer(start: (base + offset).bindMemory(to: type, capacity: count), count: count)
+        }
+        summary = carve(1, layout[0], as: Summary.self).baseAddress!
+        summary.initialize(to: Summary())
+        areas = carve(areaCapacity, mapping.base == nil ? 64 : layout[1], as: Area.self)
+        bitmap = carve(bitmapWords, mapping.base == nil ? 64 : layout[2], as: UInt64.self)
+        rank = carve(bitmapWords, mapping.base == nil ? 64 : layout[3], as: UInt32.self)
+        starts = carve(blockCapacity, mapping.base == nil ? 64 : layout[4], as: UInt.self)
+        sizes = carve(blockCapacity, mapping.base == nil ? 64 : layout[5], as: UInt32.self)
+        if mapping.base == nil { fallbackBase = base }
+        // Touch what a walk in a forked child would otherwise use for the first time there.
+        _ = Self.tcacheKey
+    }
+
+    private var fallbackBase: UnsafeMutableRawPointer?
+
+    /// Walks the heaps: finds their blocks in use. Allocates nothing.
+    func walk() {
+        var walker = Walker(
+            tcacheKey: Self.tcacheKey, areas: areas, bitmap: bitmap, rank: rank, starts: starts, sizes: sizes)
         for region in snapshot.regions {
             switch region.kind {
             case .mainHeap:
@@ -69,35 +145,32 @@ final class HeapIndex {
                 continue
             }
         }
-        areas = Self.buffer(walker.areas)
-        bitmap = Self.buffer(walker.bitmap)
-        rank = Self.buffer(walker.rank)
-        starts = Self.buffer(walker.starts)
-        sizes = Self.buffer(walker.sizes)
-        incomplete = walker.incomplete
-        low = walker.areas.first?.start ?? 0
-        high = walker.areas.last?.end ?? 0
+        summary.pointee = Summary(
+            areaCount: walker.areaCount, blockCount: walker.blockCount,
+            low: walker.areaCount > 0 ? areas[0].start : 0, high: walker.areaCount > 0 ? areas[walker.areaCount - 1].end : 0,
+            incomplete: walker.incomplete)
     }
 
     deinit {
-        areas.deallocate()
-        bitmap.deallocate()
-        rank.deallocate()
-        starts.deallocate()
-        sizes.deallocate()
+        if let base = mapping.base {
+            munmap(base, mapping.length)
+        } else {
+            fallbackBase?.deallocate()
+        }
     }
 
     /// The block that starts at `address`, or -1.
     @inline(__always)
     func block(at address: UInt) -> Int32 {
-        guard address & 15 == 0, address >= low, address < high else { return -1 }
+        let summary = self.summary.pointee
+        guard address & 15 == 0, address >= summary.low, address < summary.high else { return -1 }
         var lower = 0
-        var upper = areas.count
+        var upper = summary.areaCount
         while lower < upper {
             let middle = (lower + upper) >> 1
             if areas[middle].end <= address { lower = middle + 1 } else { upper = middle }
         }
-        guard lower < areas.count else { return -1 }
+        guard lower < summary.areaCount else { return -1 }
         let area = areas[lower]
         guard area.start <= address else { return -1 }
         let granule = Int((address - area.start) >> 4)
@@ -128,7 +201,7 @@ final class HeapIndex {
     @inline(__always)
     private func area(of block: Int32) -> Int {
         var lower = 0
-        var upper = areas.count
+        var upper = summary.pointee.areaCount
         while lower < upper {
             let middle = (lower + upper) >> 1
             if areas[middle].firstBlock + areas[middle].blockCount <= block { lower = middle + 1 } else { upper = middle }
@@ -136,34 +209,41 @@ final class HeapIndex {
         return lower
     }
 
-    private static func buffer<Element>(_ array: [Element]) -> UnsafeMutableBufferPointer<Element> {
-        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: array.count)
-        _ = buffer.initialize(from: array)
-        return buffer
-    }
-
     // MARK: Walking
 
-    /// Builds the index, heap by heap.
+    /// Builds the index, heap by heap, into buffers given to it.
     private struct Walker {
         let tcacheKey: UInt?
-        var areas: [Area] = []
-        var bitmap: [UInt64] = []
-        var rank: [UInt32] = []
-        var starts: [UInt] = []
-        var sizes: [UInt32] = []
+        let areas: UnsafeMutableBufferPointer<Area>
+        let bitmap: UnsafeMutableBufferPointer<UInt64>
+        let rank: UnsafeMutableBufferPointer<UInt32>
+        let starts: UnsafeMutableBufferPointer<UInt>
+        let sizes: UnsafeMutableBufferPointer<UInt32>
+        var areaCount = 0
+        var bitmapCount = 0
+        var blockCount = 0
         var incomplete = false
 
-        init(tcacheKey: UInt?) {
-            self.tcacheKey = tcacheKey
+        init(
+            tcacheKey: UInt?, areas: UnsafeMutableBufferPointer<Area>, bitmap: UnsafeMutableBufferPointer<UInt64>,
+            rank: UnsafeMutableBufferPointer<UInt32>, starts: UnsafeMutableBufferPointer<UInt>,
+            sizes: UnsafeMutableBufferPointer<UInt32>
+        ) {
+            (self.tcacheKey, self.areas, self.bitmap, self.rank, self.starts, self.sizes) = (
+                tcacheKey, areas, bitmap, rank, starts, sizes
+            )
         }
 
         mutating func walk(_ region: MemorySnapshot.Region, from first: UInt, mapped: Bool) {
-            guard first >= region.start, first < region.end else { return }
+            guard first >= region.start, first < region.end, areaCount < areas.count else { return }
             let granules = Int((region.end - region.start) >> 4)
-            let bitmapOffset = bitmap.count
-            bitmap.append(contentsOf: repeatElement(0, count: (granules + 63) / 64))
-            let firstBlock = Int32(starts.count)
+            let bitmapOffset = bitmapCount
+            let words = (granules + 63) / 64
+            guard bitmapOffset + words <= bitmap.count else { return }
+            // Mapped memory is zero until written; a buffer that an earlier walk used is not.
+            for position in bitmapOffset..<bitmapOffset + words { bitmap[position] = 0 }
+            bitmapCount += words
+            let firstBlock = blockCount
             let copy = region.copy
             let base = region.start
             @inline(__always) func word(_ address: UInt) -> UInt {
@@ -195,28 +275,29 @@ final class HeapIndex {
                 } else {
                     inUse = true
                 }
-                if inUse {
+                if inUse, blockCount < starts.count {
                     let granule = Int((block - base) >> 4)
                     bitmap[bitmapOffset + (granule >> 6)] |= UInt64(1) << UInt64(granule & 63)
-                    starts.append(block)
-                    sizes.append(UInt32(clamping: size - (mapped ? 16 : 8)))
+                    starts[blockCount] = block
+                    sizes[blockCount] = UInt32(clamping: size - (mapped ? 16 : 8))
+                    blockCount += 1
                 }
                 chunk = next
             }
-            let blockCount = Int32(starts.count) - firstBlock
-            guard blockCount > 0 else {
-                bitmap.removeLast(bitmap.count - bitmapOffset)
+            let areaBlocks = blockCount - firstBlock
+            guard areaBlocks > 0 else {
+                bitmapCount = bitmapOffset
                 return
             }
             var before: UInt32 = 0
-            for position in bitmapOffset..<bitmap.count {
-                rank.append(before)
+            for position in bitmapOffset..<bitmapCount {
+                rank[position] = before
                 before += UInt32(bitmap[position].nonzeroBitCount)
             }
-            areas.append(
-                Area(
-                    start: base, end: region.end, copy: copy, bitmapOffset: bitmapOffset, firstBlock: firstBlock,
-                    blockCount: blockCount))
+            areas[areaCount] = Area(
+                start: base, end: region.end, copy: copy, bitmapOffset: bitmapOffset, firstBlock: Int32(firstBlock),
+                blockCount: Int32(areaBlocks))
+            areaCount += 1
         }
 
         /// Whether a chunk that looks in use is in fact free in a thread's cache or a fast bin.

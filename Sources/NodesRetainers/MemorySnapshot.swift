@@ -54,7 +54,7 @@ final class MemorySnapshot {
     }
 
     /// The regions, by address.
-    let regions: [Region]
+    private(set) var regions: [Region]
     /// The bytes copied.
     let bytesCopied: Int
     /// The map the regions were chosen from.
@@ -128,6 +128,30 @@ final class MemorySnapshot {
                     copy: UnsafeRawPointer(destination)))
         }
         (buffer, bufferLength, self.regions, bytesCopied) = (mapped, total, regions, copied)
+    }
+
+    /// The memory that may hold references, read where it is rather than copied: for a forked
+    /// child (``FrozenChild``), whose memory no other thread changes. The regions are chosen now;
+    /// the child checks that they are still mapped (``dropUnmapped()``) before it reads them.
+    init(inPlace: Void) throws(Failure) {
+        guard let map = MemoryMap.read() else { throw .noMaps }
+        let threads = ThreadList.read()
+        self.map = map
+        self.threads = threads
+        regions = Self.plan(map: map, threads: threads).compactMap { planned in
+            guard let start = UnsafeRawPointer(bitPattern: planned.start) else { return nil }
+            return Region(start: planned.start, end: planned.end & ~7, kind: planned.kind, copy: start)
+        }
+        bytesCopied = 0
+        (buffer, bufferLength) = (nil, 0)
+    }
+
+    /// Leaves out the regions that are no longer wholly mapped (unmapped between the choice and
+    /// the fork): true when none was.
+    func dropUnmapped() -> Bool {
+        let before = regions.count
+        regions.removeAll { !ProcessMemory.isMapped($0.start, length: Int($0.end - $0.start)) }
+        return regions.count == before
     }
 
     deinit {

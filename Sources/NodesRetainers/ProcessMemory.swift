@@ -78,6 +78,47 @@ enum ProcessMemory {
         cnm_prefetch(pointer)
     }
 
+    /// Forks a child holding a frozen copy of this process's memory (``FrozenChild``), which keeps
+    /// the descriptor `keep` open and no other past 2. The parent gets the child's pid and a pidfd
+    /// (-1 without one); the child gets pid 0.
+    static func forkFrozen(keeping keep: Int32) -> Result<(pid: Int, pidfd: Int32), ReadError> {
+        var pidfd: Int32 = -1
+        let pid = cnm_fork_frozen(keep, &pidfd)
+        return pid < 0 ? .failure(ReadError(code: Int32(-pid))) : .success((pid, pidfd))
+    }
+
+    /// Reaps a forked child: true when it is gone.
+    static func reap(_ pid: Int, pidfd: Int32, wait: Bool) -> Bool {
+        cnm_reap(pid, pidfd, wait ? 1 : 0) != 0
+    }
+
+    /// Kills a forked child.
+    static func kill(_ pid: Int, pidfd: Int32) {
+        cnm_kill_child(pid, pidfd)
+    }
+
+    /// A pipe, both ends closing on exec: (reader, writer).
+    static func pipe() -> Result<(reader: Int32, writer: Int32), ReadError> {
+        var descriptors: (Int32, Int32) = (-1, -1)
+        let result = withUnsafeMutableBytes(of: &descriptors) { cnm_pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self)) }
+        return result < 0 ? .failure(ReadError(code: -result)) : .success((descriptors.0, descriptors.1))
+    }
+
+    /// Whether every page of the range is mapped.
+    static func isMapped(_ address: UInt, length: Int) -> Bool {
+        cnm_region_mapped(address, length) != 0
+    }
+
+    /// Waits until `descriptor` can be read (or is closed): true; false after `milliseconds`.
+    static func waitReadable(_ descriptor: Int32, milliseconds: Int32) -> Bool {
+        cnm_wait_readable(descriptor, milliseconds) > 0
+    }
+
+    /// Ends the process at once, running nothing (`_exit`).
+    static func exitNow(_ code: Int32) -> Never {
+        cnm_exit_now(code)
+    }
+
     /// The calling thread's kernel id.
     static var currentThreadID: Int { Int(cnm_thread_id()) }
 

@@ -104,6 +104,10 @@ package final class RetainerAnalysis {
         package var objectsPerProcess = 4_096
         /// The most memory copied; a process with more writable memory is not analyzed.
         package var snapshotBytes = 4 << 30
+        /// Whether the analysis runs in a forked child that reads the memory in place
+        /// (``FrozenChild``) rather than copying it on the calling thread; the copy remains
+        /// where a fork is refused. On unless `NODESCOPE_RETAINER_FORK=0`.
+        package var analyzesInChild = RetainerAnalysis.analyzesInChildByDefault
 
         /// The default bounds.
         package init() {}
@@ -191,7 +195,9 @@ package final class RetainerAnalysis {
             let bound = min(limits.timePerBatchNanos, perObjects, boundNanos ?? .max)
             let deadline = start &+ bound / 5 * 4
             frames = Self.serial.withLock { _ in
-                analyze(batch, attached: attached, detached: detached, start: start, deadline: deadline, stacksFirst: stacksFirst)
+                analyze(
+                    batch, attached: attached, detached: detached, start: start, deadline: deadline, bound: start &+ bound,
+                    stacksFirst: stacksFirst)
             }
         }
         let elapsed = clock() &- start
@@ -224,12 +230,26 @@ package final class RetainerAnalysis {
         return tasks
     }
 
+    /// Whether analyses run in a forked child that reads the memory in place (``FrozenChild``):
+    /// unless `NODESCOPE_RETAINER_FORK=0`, which makes them copy the memory on the calling thread.
+    package static let analyzesInChildByDefault: Bool = {
+        guard let value = getenv("NODESCOPE_RETAINER_FORK") else { return true }
+        return String(cString: value) != "0"
+    }()
+
     private func analyze(
         _ targets: [Target], attached: [NodeObject], detached: [NodeObject], start: UInt64, deadline: UInt64,
-        stacksFirst: Bool
+        bound: UInt64, stacksFirst: Bool
     ) -> [RetainersFrame] {
         lastRun = Statistics()
         #if os(Linux)
+        if limits.analyzesInChild,
+            let frames = analyzeInChild(
+                targets, attached: attached, detached: detached, start: start, deadline: deadline, bound: bound,
+                stacksFirst: stacksFirst)
+        {
+            return frames
+        }
         let snapshot: MemorySnapshot
         do {
             snapshot = try MemorySnapshot(limit: limits.snapshotBytes, deadline: deadline, clock: clock)
@@ -240,11 +260,110 @@ package final class RetainerAnalysis {
             return targets.map { frame(for: $0, verdict: .notAnalyzed, cutShort: cutShort, note: note) }
         }
         lastRun.copyNanos = clock() &- start
-        catalog.begin(snapshot)
-        defer { catalog.end() }
         let index = HeapIndex(snapshot: snapshot)
         lastRun.indexNanos = clock() &- start &- lastRun.copyNanos
-        let graph = HeapGraph(snapshot: snapshot, index: index, catalog: catalog, ownTasks: ownTasks())
+        return examine(
+            targets, attached: attached, detached: detached, snapshot: snapshot, index: index, tasks: ownTasks(), start: start,
+            deadline: deadline, stacksFirst: stacksFirst)
+        #else
+        return targets.map { frame(for: $0, verdict: .notAnalyzed, note: "not analyzed: not available on this platform") }
+        #endif
+    }
+
+    #if os(Linux)
+    /// The analysis in a forked child that reads the memory of the instant of the fork in place
+    /// (no copy, and no thread changing it meanwhile), or nil when there can be no child (the
+    /// fork failed, or the memory cannot be read): then the caller copies. The child sends the
+    /// frames as the wire encodes them, with the statistics.
+    private func analyzeInChild(
+        _ targets: [Target], attached: [NodeObject], detached: [NodeObject], start: UInt64, deadline: UInt64,
+        bound: UInt64, stacksFirst: Bool
+    ) -> [RetainersFrame]? {
+        // Everything that allocates is made here, before the fork: the child walks the heaps as
+        // they were, so that nothing it allocates before the walk is done can read as a block.
+        guard let snapshot = try? MemorySnapshot(inPlace: ()) else { return nil }
+        let index = HeapIndex(preparingFor: snapshot)
+        let tasks = ownTasks()
+        catalog.prepare()
+        globals.prepare(images: snapshot.regions.compactMap { if case .imageData(let path) = $0.kind { path } else { nil } })
+        let outcome = FrozenChild.run(until: bound, clock: clock) {
+            // "Copy" is the time to the fork, then the walk and the search, as for a copy.
+            lastRun.copyNanos = clock() &- start
+            let complete = snapshot.dropUnmapped()
+            index.walk()
+            lastRun.indexNanos = clock() &- start &- lastRun.copyNanos
+            let frames = examine(
+                targets, attached: attached, detached: detached, snapshot: snapshot, index: index, tasks: tasks, start: start,
+                deadline: deadline, stacksFirst: stacksFirst)
+            lastRun.heapIncomplete = lastRun.heapIncomplete || !complete
+            return Self.encode(frames, lastRun)
+        }
+        switch outcome {
+        case .answer(let bytes):
+            guard let (frames, statistics) = Self.decode(bytes), frames.count == targets.count else {
+                return targets.map { frame(for: $0, verdict: .notAnalyzed, note: "not analyzed: the analysis's answer was unreadable") }
+            }
+            lastRun = statistics
+            return frames
+        case .notForked:
+            return nil
+        case .timedOut:
+            let note = "cut short after \((clock() &- start) / 1_000_000) ms: the analysis did not answer"
+            return targets.map { frame(for: $0, verdict: .notAnalyzed, cutShort: true, note: note) }
+        case .died:
+            return targets.map { frame(for: $0, verdict: .notAnalyzed, note: "not analyzed: the analysis ended without an answer") }
+        }
+    }
+
+    /// A child's answer: the statistics, then each frame as the wire encodes it.
+    private static func encode(_ frames: [RetainersFrame], _ statistics: Statistics) -> [UInt8] {
+        var bytes: [UInt8] = []
+        func put(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        put(UInt64(statistics.blocks))
+        put(UInt64(statistics.blocksScanned))
+        put(statistics.copyNanos)
+        put(statistics.indexNanos)
+        put(statistics.searchNanos)
+        put(statistics.heapIncomplete ? 1 : 0)
+        put(UInt64(frames.count))
+        for frame in frames { bytes += FrameEncoder.encoded(.retainers(frame)) }
+        return bytes
+    }
+
+    private static func decode(_ bytes: [UInt8]) -> ([RetainersFrame], Statistics)? {
+        guard bytes.count >= 56 else { return nil }
+        func word(_ index: Int) -> UInt64 {
+            bytes[index * 8..<index * 8 + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        var statistics = Statistics()
+        statistics.blocks = Int(clamping: word(0))
+        statistics.blocksScanned = Int(clamping: word(1))
+        statistics.copyNanos = word(2)
+        statistics.indexNanos = word(3)
+        statistics.searchNanos = word(4)
+        statistics.heapIncomplete = word(5) != 0
+        let count = word(6)
+        var decoder = FrameDecoder()
+        decoder.feed(bytes[56...])
+        var frames: [RetainersFrame] = []
+        while UInt64(frames.count) < count {
+            guard case .retainers(let frame)? = try? decoder.next() else { return nil }
+            frames.append(frame)
+        }
+        return (frames, statistics)
+    }
+    #endif
+
+    #if os(Linux)
+    /// The analysis proper, once the memory is in hand (copied, or in place in a forked child)
+    /// and its heaps indexed: the searches and the naming of the paths.
+    private func examine(
+        _ targets: [Target], attached: [NodeObject], detached: [NodeObject], snapshot: MemorySnapshot, index: HeapIndex,
+        tasks: [UInt], start: UInt64, deadline: UInt64, stacksFirst: Bool
+    ) -> [RetainersFrame] {
+        catalog.begin(snapshot)
+        defer { catalog.end() }
+        let graph = HeapGraph(snapshot: snapshot, index: index, catalog: catalog, ownTasks: tasks)
         lastRun.bytesCopied = snapshot.bytesCopied
         lastRun.blocks = index.count
         lastRun.heapIncomplete = index.incomplete
@@ -390,10 +509,8 @@ package final class RetainerAnalysis {
             }
             return frame(for: target, verdict: verdict, cutShort: cutShort, note: note, hops: hops)
         }
-        #else
-        return targets.map { frame(for: $0, verdict: .notAnalyzed, note: "not analyzed: not available on this platform") }
-        #endif
     }
+    #endif
 
     /// The roles that an object of each role owns within its node, in the architectures that
     /// Nodescope knows: a reference along one of them is the architecture's normal ownership,

@@ -42,17 +42,17 @@ final class RetainerSearch {
     private let via: UnsafeMutableBufferPointer<Link>
     /// The blocks reached, in the order reached (each once).
     private let queue: UnsafeMutableBufferPointer<Int32>
-    private var queued = 0
-    private var head = 0
+    @exclusivity(unchecked) private var queued = 0
+    @exclusivity(unchecked) private var head = 0
     /// Whether the frames of async tasks are entered; until then they wait in `deferred`.
-    private var entersTasks = false
-    private var deferred: [Int32] = []
-    private(set) var roots: [Root] = []
-    private var targetsLeft = 0
+    @exclusivity(unchecked) private var entersTasks = false
+    @exclusivity(unchecked) private var deferred: [Int32] = []
+    @exclusivity(unchecked) private(set) var roots: [Root] = []
+    @exclusivity(unchecked) private var targetsLeft = 0
     /// Whether a search stopped at the deadline.
-    private(set) var cutShort = false
+    @exclusivity(unchecked) private(set) var cutShort = false
     /// Blocks looked into, for the statistics.
-    private(set) var blocksScanned = 0
+    @exclusivity(unchecked) private(set) var blocksScanned = 0
 
     private var cycleStamp: UInt32 = 0
     private var cycleSeen: UnsafeMutableBufferPointer<UInt32>?

@@ -96,18 +96,18 @@ final class TypeCatalog {
         var used: Int { size > 0 ? min(size, stride) : stride }
     }
 
-    private(set) var classes: [ClassInfo] = []
+    @exclusivity(unchecked) private(set) var classes: [ClassInfo] = []
     /// ``classes``' plans, by the same index.
-    private(set) var plans: [ClassPlan] = []
+    @exclusivity(unchecked) private(set) var plans: [ClassPlan] = []
     /// The byte ranges of every plan.
-    private(set) var planRanges: [Range<Int>] = []
-    private(set) var collections: [CollectionInfo] = []
+    @exclusivity(unchecked) private(set) var planRanges: [Range<Int>] = []
+    @exclusivity(unchecked) private(set) var collections: [CollectionInfo] = []
     /// Shapes by metadata address, kept across analyses.
-    private var shapes: [UInt: Shape] = [:]
+    @exclusivity(unchecked) private var shapes: [UInt: Shape] = [:]
     /// Metadata found wrong during the current analysis.
     private var rejected: Set<UInt> = []
     /// The shapes of the metadata met last, by a hash of their address.
-    private var recent = [(isa: UInt, shape: Shape)](repeating: (0, .plain), count: 1_024)
+    @exclusivity(unchecked) private var recent = [(isa: UInt, shape: Shape)](repeating: (0, .plain), count: 1_024)
     /// Class metadata validated, across analyses.
     private var validClasses: Set<UInt> = []
     /// The metadata checked during this analysis that is not in an image.
@@ -129,6 +129,12 @@ final class TypeCatalog {
     /// (the first pool, in its own data, is bigger): what the runtime exports for heap tools.
     private(set) lazy var metadataPool = ProcessMemory.pointer(named: "_swift_debug_allocationPoolPointer")
     private(set) lazy var metadataPoolSize = ProcessMemory.pointer(named: "_swift_debug_metadataAllocatorPageSize")
+
+    /// Looks up now what an analysis in a forked child would otherwise look up there, where a
+    /// lock that another thread held at the fork stays held (``FrozenChild``).
+    func prepare() {
+        _ = (taskMetadata, slabMetadata, taskSize, metadataPool, metadataPoolSize)
+    }
 
     /// Starts an analysis over `snapshot`: what was found wrong before is looked at again.
     func begin(_ snapshot: MemorySnapshot) {

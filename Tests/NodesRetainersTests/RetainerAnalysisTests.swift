@@ -12,10 +12,11 @@ import Testing
 @Suite("Retainer analysis", .serialized)
 struct RetainerAnalysisTests {
     /// An analysis bounded generously (debug builds are slow; bounds are tested elsewhere).
-    func analysis() -> RetainerAnalysis {
+    func analysis(inChild: Bool = RetainerAnalysis.analyzesInChildByDefault) -> RetainerAnalysis {
         var limits = RetainerAnalysis.Limits()
         limits.timePerObjectNanos = 60_000_000_000
         limits.timePerBatchNanos = 60_000_000_000
+        limits.analyzesInChild = inChild
         return RetainerAnalysis(limits: limits)
     }
 

@@ -18,6 +18,13 @@ final class CycleFront {
 
 final class CycleBack {
     var front: CycleFront?
+
+    /// A front and a back that keep each other.
+    static func pair() -> (CycleFront, CycleBack) {
+        let (front, back) = (CycleFront(), CycleBack())
+        (front.back, back.front) = (back, front)
+        return (front, back)
+    }
 }
 
 /// 2. A long-lived owner of callbacks.

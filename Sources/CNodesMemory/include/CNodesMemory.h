@@ -27,6 +27,36 @@ long cnm_thread_id(void);
 /// Names the calling thread as `top -H`, `ps -L` and profilers show it (at most 15 bytes).
 void cnm_name_thread(const char *name);
 
+/// Forks a child that holds a frozen copy of the process's memory (copy on write: no byte is
+/// copied until one side writes it), for an analysis that reads it in place. In the child, before
+/// it returns 0: every signal blocked and every disposition back to the default (no handler of the
+/// host runs there), no core file, death with the parent (PR_SET_PDEATHSIG), and every descriptor
+/// but `keep` and 0-2 closed. In the parent: the child's pid, with a pidfd for it in `*pidfd` (-1
+/// when the kernel has none), or -errno when the fork failed. The calling thread's signal mask is
+/// as it was.
+long cnm_fork_frozen(int keep, int *pidfd);
+
+/// Reaps the child `child` (through `pidfd` when it is not -1, so that a pid reused meanwhile is
+/// never touched): 1 when it is gone (reaped now, or by someone else), 0 when it still runs
+/// (`wait` 0), or -errno.
+int cnm_reap(long child, int pidfd, int wait);
+
+/// Kills the child `child` (through `pidfd` when it is not -1).
+void cnm_kill_child(long child, int pidfd);
+
+/// Whether every page of `length` bytes at `address` is mapped.
+int cnm_region_mapped(uintptr_t address, size_t length);
+
+/// Waits until `descriptor` has something to read or is closed: 1, 0 after `milliseconds`
+/// (or a signal), or -errno.
+long cnm_wait_readable(int descriptor, int milliseconds);
+
+/// A pipe whose two ends close on exec: 0, or -errno.
+int cnm_pipe(int descriptors[2]);
+
+/// Ends the process at once (`_exit`): no exit handler, no buffer flushed.
+__attribute__((noreturn)) void cnm_exit_now(int code);
+
 /// Overwrites `length` bytes of the calling thread's stack below the caller's frame with zeros,
 /// so that references left there by calls that have returned are gone.
 void cnm_scrub_stack(size_t length);

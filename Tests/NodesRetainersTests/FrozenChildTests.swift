@@ -1,0 +1,109 @@
+import NodesTracking
+import Testing
+
+@testable import NodesRetainers
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The forked child that analyses run in: it answers, it is killed past its deadline, what goes
+/// wrong in it never reaches the parent, and it runs nothing of the host's (no signal handler, no
+/// descriptor).
+@Suite struct FrozenChildTests {
+    private func run(within milliseconds: UInt64 = 10_000, _ work: () -> [UInt8]) -> FrozenChild.Outcome {
+        FrozenChild.run(until: MonotonicClock.now() + milliseconds * 1_000_000, clock: { MonotonicClock.now() }, work)
+    }
+
+    @Test func theChildAnswersWithWhatItReadInTheMemoryOfTheFork() {
+        // Written before the fork, changed after it: the child sees the value of the fork.
+        let box = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        defer { box.deallocate() }
+        box.pointee = 7
+        let outcome = run { [box.pointee, UInt8(truncatingIfNeeded: getpid() == getppid() ? 0 : 1)] + Array(repeating: 9, count: 200_000) }
+        box.pointee = 8
+        guard case .answer(let bytes) = outcome else {
+            Issue.record("no answer: \(outcome)")
+            return
+        }
+        // An answer larger than a pipe's buffer arrives whole.
+        #expect(bytes.count == 200_002)
+        #expect(Array(bytes.prefix(2)) == [7, 1])
+    }
+
+    @Test func aChildThatNeverAnswersIsKilledAtItsDeadline() {
+        let start = MonotonicClock.now()
+        let outcome = run(within: 300) {
+            while true { usleep(10_000) }
+        }
+        let elapsed = (MonotonicClock.now() - start) / 1_000_000
+        guard case .timedOut = outcome else {
+            Issue.record("not timed out: \(outcome)")
+            return
+        }
+        #expect(elapsed >= 250 && elapsed < 5_000, "\(elapsed) ms")
+    }
+
+    @Test func aChildThatCrashesEndsWithoutAnswerAndThisProcessGoesOn() {
+        let outcome = run {
+            // A read of an unmapped address: a fault that only the child takes.
+            let nowhere = UnsafePointer<UInt>(bitPattern: 8)!
+            return [UInt8(truncatingIfNeeded: nowhere.pointee)]
+        }
+        guard case .died = outcome else {
+            Issue.record("not died: \(outcome)")
+            return
+        }
+    }
+
+    @Test func theChildRunsNoSignalHandlerOfTheHostAndKeepsNoDescriptorOfIt() throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        var handler = sigaction()
+        handler.__sigaction_handler.sa_handler = { _ in }
+        var previous = sigaction()
+        sigaction(SIGUSR2, &handler, &previous)
+        defer { sigaction(SIGUSR2, &previous, nil) }
+        let outcome = run {
+            var current = sigaction()
+            sigaction(SIGUSR2, nil, &current)
+            let isDefault = unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == 0
+            let descriptorsGone = fcntl(ends[0], F_GETFD) == -1 && fcntl(ends[1], F_GETFD) == -1
+            return [isDefault ? 1 : 0, descriptorsGone ? 1 : 0]
+        }
+        guard case .answer(let bytes) = outcome else {
+            Issue.record("no answer: \(outcome)")
+            return
+        }
+        #expect(bytes == [1, 1], "[handler back to the default, descriptors closed]")
+    }
+}
+
+extension RetainerAnalysisTests {
+    /// The analysis forks by default and copies nothing; copying instead (where a fork is
+    /// refused) gives the same answer.
+    @Test func anAnalysisInAForkedChildCopiesNothingAndAnswersAsACopyDoes() throws {
+        let (front, back) = CycleBack.pair()
+        let list = ListenerList()
+        let context = ListeningContext()
+        list.listeners.append { [context] _ in context.received += 1 }
+        var answers: [[String]] = []
+        for inChild in [true, false] {
+            let analysis = analysis(inChild: inChild)
+            let frames = analysis.explain(
+                [RetainerAnalysis.Target(front, nodeID: 1, objectIndex: 0), RetainerAnalysis.Target(context, nodeID: 2, objectIndex: 0)],
+                attached: [RetainerAnalysis.NodeObject(list, nodeID: 20)],
+                detached: [RetainerAnalysis.NodeObject(back, nodeID: 1)])
+            #expect(frames.map(\.verdict) == [.cycle, .holder], "\(frames)")
+            #expect((analysis.lastRun.bytesCopied == 0) == inChild, "in a child: \(inChild), copied \(analysis.lastRun.bytesCopied)")
+            #expect(analysis.lastRun.blocks > 0 && analysis.lastRun.blocksScanned > 0)
+            answers.append(frames.flatMap(lines))
+        }
+        #expect(answers[0] == answers[1])
+        withExtendedLifetime((front, back, list, context)) {}
+    }
+}
