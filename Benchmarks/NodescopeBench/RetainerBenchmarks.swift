@@ -38,6 +38,20 @@ func runRetainerBenchmarks(quick: Bool) -> [ReportRow] {
     let tracker = NodeTracker()
     tracker.startRecording()
     var rows: [ReportRow] = []
+    // Threads that wait, as an app's do: each is interrupted for the capture of the stacks.
+    let waiting = 16
+    let release = DispatchSemaphore(value: 0)
+    let started = DispatchGroup()
+    for index in 0..<waiting {
+        started.enter()
+        Thread.detachNewThread {
+            Thread.current.name = "bench-waiter-\(index)"
+            started.leave()
+            release.wait()
+        }
+    }
+    started.wait()
+    defer { for _ in 0..<waiting { release.signal() } }
     NodeTracker.$current.withValue(tracker) {
         let root = BenchFlow.make()
         root._start()
@@ -96,13 +110,15 @@ func runRetainerBenchmarks(quick: Bool) -> [ReportRow] {
                 print("retainers (\(kind), \(way)): \(path ?? "no frame")")
                 print(
                     "  last run: \(inChild ? "fork" : "copy") \(statistics.copyNanos / 1_000_000) ms, heap walk \(statistics.indexNanos / 1_000_000) ms, "
-                        + "search \(statistics.searchNanos / 1_000_000) ms, total \(statistics.elapsedNanos / 1_000_000) ms")
+                        + "search \(statistics.searchNanos / 1_000_000) ms, total \(statistics.elapsedNanos / 1_000_000) ms; "
+                        + String(format: "%d stacks captured in %.2f ms", statistics.stacksCaptured, Double(statistics.captureNanos) / 1e6))
                 rows.append(
                     ReportRow(
                         name: "retainer analysis, \(kind) leak, \(nodeCount) live nodes, \(way)",
                         figure: String(
-                            format: "%.1f ms median (first %.1f ms); copied %d MiB, %d blocks, %d scanned", median, first,
-                            statistics.bytesCopied >> 20, statistics.blocks, statistics.blocksScanned),
+                            format: "%.1f ms median (first %.1f ms); copied %d MiB, %d blocks, %d scanned; %d stacks captured in %.2f ms",
+                            median, first, statistics.bytesCopied >> 20, statistics.blocks, statistics.blocksScanned,
+                            statistics.stacksCaptured, Double(statistics.captureNanos) / 1e6),
                         target: "≤ 50 ms, bounded"))
             }
         }

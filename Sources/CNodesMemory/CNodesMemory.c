@@ -9,6 +9,11 @@
 #if defined(__linux__)
 #include <dlfcn.h>
 #include <link.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <ucontext.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -155,6 +160,275 @@ void cnm_exit_now(int code) { _exit(code); }
 
 int cnm_pipe(int descriptors[2]) { return pipe2(descriptors, O_CLOEXEC) == 0 ? 0 : -errno; }
 
+// MARK: Stack capture
+
+// One round of cnm_capture_stacks at a time; its state is static so that a handler that runs
+// late never writes into memory that is gone. The buffer is mapped once and kept.
+enum { CNM_MAX_THREADS = 4096, CNM_MAX_RANGES = 8192 };
+enum { CNM_SLOT_WAITING = 0, CNM_SLOT_COPYING = 1, CNM_SLOT_COPIED = 2, CNM_SLOT_CLOSED = 3, CNM_SLOT_FAILED = 4 };
+static const size_t cnm_capture_capacity = (size_t)64 << 20;
+#if defined(__x86_64__)
+static const uintptr_t cnm_red_zone = 128;
+#else
+static const uintptr_t cnm_red_zone = 0;
+#endif
+
+static struct {
+    _Atomic int busy;
+    _Atomic int broken;
+    int signal;
+    unsigned char *buffer;
+    _Atomic size_t used;
+    _Atomic uint32_t generation;
+    _Atomic uint32_t released;
+    _Atomic uint32_t done;
+    size_t count;
+    long threads[CNM_MAX_THREADS];
+    _Atomic int states[CNM_MAX_THREADS];
+    cnm_captured_stack captured[CNM_MAX_THREADS];
+    size_t rangeCount;
+    uintptr_t starts[CNM_MAX_RANGES];
+    uintptr_t ends[CNM_MAX_RANGES];
+} cnm_capture;
+
+static long cnm_futex(_Atomic uint32_t *word, int operation, uint32_t value, const struct timespec *timeout) {
+    return syscall(SYS_futex, (uint32_t *)word, operation | FUTEX_PRIVATE_FLAG, value, timeout, NULL, 0);
+}
+
+static uint64_t cnm_now_nanos(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+static void cnm_capture_handler(int signal, siginfo_t *info, void *context) {
+    (void)signal; (void)info;
+    int savedErrno = errno;
+    uint32_t generation = atomic_load(&cnm_capture.generation);
+    long self = (long)syscall(SYS_gettid);
+    size_t slot = cnm_capture.count;
+    for (size_t index = 0; index < cnm_capture.count; index++) {
+        if (cnm_capture.threads[index] == self) { slot = index; break; }
+    }
+    int expected = CNM_SLOT_WAITING;
+    if (slot == cnm_capture.count || atomic_load(&cnm_capture.released) == generation
+        || !atomic_compare_exchange_strong(&cnm_capture.states[slot], &expected, CNM_SLOT_COPYING)) {
+        errno = savedErrno;
+        return;
+    }
+    ucontext_t *interrupted = (ucontext_t *)context;
+#if defined(__x86_64__)
+    uintptr_t pointer = (uintptr_t)interrupted->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    uintptr_t pointer = (uintptr_t)interrupted->uc_mcontext.sp;
+#else
+    uintptr_t pointer = 0;
+#endif
+    int outcome = CNM_SLOT_FAILED;
+    // The mapping that holds the stack pointer (a binary search of the sorted ranges).
+    size_t low = 0, high = cnm_capture.rangeCount;
+    while (pointer != 0 && low < high) {
+        size_t middle = (low + high) / 2;
+        if (cnm_capture.ends[middle] <= pointer) low = middle + 1;
+        else if (cnm_capture.starts[middle] > pointer) high = middle;
+        else {
+            uintptr_t start = pointer - cnm_red_zone;
+            if (start < cnm_capture.starts[middle] || start > pointer) start = cnm_capture.starts[middle];
+            start &= ~(uintptr_t)7;
+            uintptr_t end = cnm_capture.ends[middle] & ~(uintptr_t)7;
+            size_t length = end - start;
+            size_t offset = atomic_fetch_add(&cnm_capture.used, (length + 15) & ~(size_t)15);
+            if (offset + length <= cnm_capture_capacity) {
+                memcpy(cnm_capture.buffer + offset, (const void *)start, length);
+                cnm_capture.captured[slot].stackPointer = pointer;
+                cnm_capture.captured[slot].start = start;
+                cnm_capture.captured[slot].end = end;
+                cnm_capture.captured[slot].copy = cnm_capture.buffer + offset;
+                outcome = CNM_SLOT_COPIED;
+            }
+            break;
+        }
+    }
+    atomic_store(&cnm_capture.states[slot], outcome);
+    atomic_fetch_add(&cnm_capture.done, 1);
+    (void)cnm_futex(&cnm_capture.done, FUTEX_WAKE, 1, NULL);
+    // Parked until every thread is copied, so that the copies are of one instant; never for
+    // more than a second, whatever the capturing thread does.
+    uint64_t limit = cnm_now_nanos() + 1000000000u;
+    while (atomic_load(&cnm_capture.released) != generation) {
+        uint64_t now = cnm_now_nanos();
+        if (now >= limit) break;
+        struct timespec wait = {(time_t)((limit - now) / 1000000000u), (long)((limit - now) % 1000000000u)};
+        uint32_t seen = atomic_load(&cnm_capture.released);
+        if (seen == generation) break;
+        (void)cnm_futex(&cnm_capture.released, FUTEX_WAIT, seen, &wait);
+    }
+    errno = savedErrno;
+}
+
+/// Installs the handler on SIGPROF, or a real-time signal, that nothing else handles: its number,
+/// or 0.
+static int cnm_capture_signal(void) {
+    if (cnm_capture.signal != 0) {
+        struct sigaction current;
+        if (sigaction(cnm_capture.signal, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO)
+            && current.sa_sigaction == cnm_capture_handler)
+            return cnm_capture.signal;
+        return 0;  // taken over by the host since: no capture
+    }
+    // SIGPROF first: libdispatch's worker threads (Swift's cooperative pool among them), and every
+    // thread they start, block every signal but the synchronous ones and SIGPROF. It is a
+    // profiler's, and taken only while no profiler has it.
+    for (int candidate = SIGRTMAX + 1; candidate >= SIGRTMIN + 2; candidate--) {
+        int signal = candidate == SIGRTMAX + 1 ? SIGPROF : candidate;
+        struct sigaction current;
+        if (sigaction(signal, NULL, &current) != 0) continue;
+        if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL) continue;
+        struct sigaction handler;
+        memset(&handler, 0, sizeof handler);
+        handler.sa_sigaction = cnm_capture_handler;
+        handler.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigfillset(&handler.sa_mask);
+        if (sigaction(signal, &handler, NULL) != 0) continue;
+        cnm_capture.signal = signal;
+        return signal;
+    }
+    return 0;
+}
+
+long cnm_capture_stacks(const long *threads, size_t count, const uintptr_t *starts, const uintptr_t *ends,
+                        size_t rangeCount, int milliseconds, cnm_captured_stack *captured) {
+    if (count > CNM_MAX_THREADS || rangeCount > CNM_MAX_RANGES) return -E2BIG;
+    if (atomic_load(&cnm_capture.broken)) return -EBUSY;
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&cnm_capture.busy, &idle, 1)) return -EBUSY;
+    if (cnm_capture.buffer == NULL) {
+        void *mapped = mmap(NULL, cnm_capture_capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                            -1, 0);
+        if (mapped == MAP_FAILED) {
+            atomic_store(&cnm_capture.busy, 0);
+            return -ENOMEM;
+        }
+        cnm_capture.buffer = mapped;
+    }
+    int signal = cnm_capture_signal();
+    if (signal == 0) {
+        atomic_store(&cnm_capture.busy, 0);
+        return -ENOTSUP;
+    }
+    // A new round: slots, then the ranges, then the generation that opens it.
+    cnm_capture.count = 0;
+    for (size_t index = 0; index < count; index++) {
+        atomic_store(&cnm_capture.states[index], CNM_SLOT_WAITING);
+        memset(&cnm_capture.captured[index], 0, sizeof cnm_capture.captured[index]);
+        cnm_capture.threads[index] = threads[index];
+    }
+    memcpy(cnm_capture.starts, starts, rangeCount * sizeof *starts);
+    memcpy(cnm_capture.ends, ends, rangeCount * sizeof *ends);
+    cnm_capture.rangeCount = rangeCount;
+    atomic_store(&cnm_capture.used, 0);
+    atomic_store(&cnm_capture.done, 0);
+    uint32_t generation = atomic_load(&cnm_capture.generation) + 1;
+    if (generation == atomic_load(&cnm_capture.released)) generation++;
+    cnm_capture.count = count;
+    atomic_store(&cnm_capture.generation, generation);
+
+    pid_t process = getpid();
+    uint32_t expected = 0;
+    for (size_t index = 0; index < count; index++) {
+        if (syscall(SYS_tgkill, process, (pid_t)threads[index], signal) == 0) {
+            expected++;
+        } else {
+            int waiting = CNM_SLOT_WAITING;
+            (void)atomic_compare_exchange_strong(&cnm_capture.states[index], &waiting, CNM_SLOT_FAILED);
+        }
+    }
+    uint64_t deadline = cnm_now_nanos() + (uint64_t)(milliseconds > 0 ? milliseconds : 0) * 1000000u;
+    for (;;) {
+        uint32_t done = atomic_load(&cnm_capture.done);
+        if (done >= expected) break;
+        uint64_t now = cnm_now_nanos();
+        if (now >= deadline) break;
+        struct timespec wait = {(time_t)((deadline - now) / 1000000000u), (long)((deadline - now) % 1000000000u)};
+        (void)cnm_futex(&cnm_capture.done, FUTEX_WAIT, done, &wait);
+    }
+    // Closed: a thread not yet in the handler copies nothing; one that is copying is waited for.
+    for (size_t index = 0; index < count; index++) {
+        int waiting = CNM_SLOT_WAITING;
+        (void)atomic_compare_exchange_strong(&cnm_capture.states[index], &waiting, CNM_SLOT_CLOSED);
+    }
+    uint64_t patience = cnm_now_nanos() + 200000000u;
+    long copied = 0;
+    for (size_t index = 0; index < count; index++) {
+        int state;
+        while ((state = atomic_load(&cnm_capture.states[index])) == CNM_SLOT_COPYING) {
+            if (cnm_now_nanos() >= patience) break;
+            sched_yield();
+        }
+        if (state == CNM_SLOT_COPYING) {
+            // A handler still copies into the buffer: keep it from being reused, ever.
+            atomic_store(&cnm_capture.broken, 1);
+        }
+        captured[index] = cnm_capture.captured[index];
+        captured[index].copied = state == CNM_SLOT_COPIED;
+        if (state == CNM_SLOT_COPIED) copied++;
+    }
+    atomic_store(&cnm_capture.released, generation);
+    (void)cnm_futex(&cnm_capture.released, FUTEX_WAKE, INT32_MAX, NULL);
+    if (atomic_load(&cnm_capture.broken)) return -EBUSY;
+    return copied;
+}
+
+void cnm_capture_done(void) {
+    // The pages the copies took go back to the system (the buffer is kept for the next capture).
+    size_t used = atomic_load(&cnm_capture.used);
+    if (used > cnm_capture_capacity) used = cnm_capture_capacity;
+    if (cnm_capture.buffer != NULL && used > 0 && !atomic_load(&cnm_capture.broken))
+        (void)madvise(cnm_capture.buffer, used, MADV_DONTNEED);
+    atomic_store(&cnm_capture.busy, 0);
+}
+
+int cnm_capture_buffer(uintptr_t *start, uintptr_t *end) {
+    if (cnm_capture.buffer == NULL) return 0;
+    *start = (uintptr_t)cnm_capture.buffer;
+    *end = *start + cnm_capture_capacity;
+    return 1;
+}
+
+int cnm_interrupt_shows(long call) {
+    switch (call) {
+#ifdef SYS_nanosleep
+    case SYS_nanosleep:
+#endif
+    case SYS_clock_nanosleep:
+#ifdef SYS_epoll_wait
+    case SYS_epoll_wait:
+#endif
+    case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+    case SYS_epoll_pwait2:
+#endif
+#ifdef SYS_poll
+    case SYS_poll:
+#endif
+    case SYS_ppoll:
+#ifdef SYS_select
+    case SYS_select:
+#endif
+    case SYS_pselect6:
+#ifdef SYS_pause
+    case SYS_pause:
+#endif
+    case SYS_rt_sigsuspend:
+    case SYS_rt_sigtimedwait:
+    case SYS_connect:
+    case SYS_io_getevents:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 #else
 
 long cnm_read_own_memory(void *destination, uintptr_t address, size_t length) {
@@ -205,6 +479,24 @@ void cnm_exit_now(int code) { _exit(code); }
 int cnm_pipe(int descriptors[2]) {
     (void)descriptors;
     return -ENOSYS;
+}
+
+long cnm_capture_stacks(const long *threads, size_t count, const uintptr_t *starts, const uintptr_t *ends,
+                        size_t rangeCount, int milliseconds, cnm_captured_stack *captured) {
+    (void)threads; (void)count; (void)starts; (void)ends; (void)rangeCount; (void)milliseconds; (void)captured;
+    return -ENOSYS;
+}
+
+void cnm_capture_done(void) {}
+
+int cnm_capture_buffer(uintptr_t *start, uintptr_t *end) {
+    (void)start; (void)end;
+    return 0;
+}
+
+int cnm_interrupt_shows(long call) {
+    (void)call;
+    return 0;
 }
 
 #endif

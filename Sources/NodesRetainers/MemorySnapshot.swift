@@ -62,6 +62,11 @@ final class MemorySnapshot {
     /// The threads, as they were listed.
     let threads: [ThreadState]
 
+    /// The mappings that hold the threads' stacks, by address.
+    private let stackMappings: [(start: UInt, end: UInt)]
+    /// Whether the regions hold a capture's copies (``captureStacks(milliseconds:)``).
+    private var holdsCapture = false
+
     private let buffer: UnsafeMutableRawPointer?
     private let bufferLength: Int
 
@@ -75,6 +80,7 @@ final class MemorySnapshot {
         guard total <= limit else { throw .tooLarge(bytes: total, limit: limit) }
         self.map = map
         self.threads = threads
+        stackMappings = plan.compactMap(\.mapping)
         guard total > 0 else {
             (buffer, bufferLength, regions, bytesCopied) = (nil, 0, [], 0)
             return
@@ -138,7 +144,9 @@ final class MemorySnapshot {
         let threads = ThreadList.read()
         self.map = map
         self.threads = threads
-        regions = Self.plan(map: map, threads: threads).compactMap { planned in
+        let plan = Self.plan(map: map, threads: threads)
+        stackMappings = plan.compactMap(\.mapping)
+        regions = plan.compactMap { planned in
             guard let start = UnsafeRawPointer(bitPattern: planned.start) else { return nil }
             return Region(start: planned.start, end: planned.end & ~7, kind: planned.kind, copy: start)
         }
@@ -150,12 +158,59 @@ final class MemorySnapshot {
     /// the fork): true when none was.
     func dropUnmapped() -> Bool {
         let before = regions.count
-        regions.removeAll { !ProcessMemory.isMapped($0.start, length: Int($0.end - $0.start)) }
+        regions.removeAll { !ProcessMemory.isMapped(UInt(bitPattern: $0.copy), length: Int($0.end - $0.start)) }
         return regions.count == before
+    }
+
+    /// Replaces the stacks of the other threads with copies of their used parts taken at one
+    /// instant, from where each thread was interrupted (``ProcessMemory/captureStacks(of:stackRanges:milliseconds:)``),
+    /// so that no frame that has returned reads as a holder. A thread that runs has no stack
+    /// pointer in `/proc` (its stack is otherwise read from its lowest page in use, old frames
+    /// included), and one that waits may wake before the memory is read. Threads blocked in a
+    /// call that an interruption would end (a sleep, a poll) keep the stack pointer of their call.
+    /// Returns how many stacks were copied.
+    @discardableResult
+    func captureStacks(milliseconds: Int) -> Int {
+        guard !holdsCapture, !stackMappings.isEmpty else { return 0 }
+        let own = ProcessMemory.currentThreadID
+        let chosen = threads.filter { thread in
+            thread.id != own && !(thread.call.map { ProcessMemory.interruptShows(inCall: $0) } ?? false)
+        }
+        guard !chosen.isEmpty,
+            let captured = ProcessMemory.captureStacks(
+                of: chosen.map(\.id), stackRanges: stackMappings, milliseconds: milliseconds)
+        else { return 0 }
+        holdsCapture = true
+        var count = 0
+        for (thread, copy) in zip(chosen, captured) {
+            guard let copy, let mapping = stackMappings.first(where: { $0.start <= copy.stackPointer && copy.stackPointer < $0.end }),
+                let index = regions.firstIndex(where: { region in
+                    guard case .stack = region.kind else { return false }
+                    return mapping.start <= region.start && region.start < mapping.end
+                })
+            else { continue }
+            regions[index] = Region(
+                start: copy.start, end: copy.end, kind: .stack(thread: thread.id, name: thread.name), copy: copy.copy)
+            count += 1
+        }
+        // Every thread's stack is known now (copied, or from the stack pointer of its call): a
+        // stack that is no thread's is one that glibc keeps for a thread to come (its cache of
+        // the stacks of threads that ended), whose frames are all dead. Unless a thread could
+        // not be placed, or one has started since the list was read.
+        let placed = Set(zip(chosen, captured).compactMap { $1 == nil ? nil : $0.id })
+        let allPlaced = threads.allSatisfy { $0.id == own || $0.stackPointer != nil || placed.contains($0.id) }
+        if allPlaced, Set(ThreadList.ids()) == Set(threads.map(\.id)) {
+            regions.removeAll { region in
+                if case .stack(thread: nil, _) = region.kind { return true }
+                return false
+            }
+        }
+        return count
     }
 
     deinit {
         if let buffer { munmap(buffer, bufferLength) }
+        if holdsCapture { ProcessMemory.captureDone() }
     }
 
     /// The index of the region that contains `address`.
@@ -187,6 +242,8 @@ final class MemorySnapshot {
         var start: UInt
         var end: UInt
         var kind: Kind
+        /// For a stack, its whole mapping.
+        var mapping: (start: UInt, end: UInt)? = nil
     }
 
     /// `MADV_POPULATE_WRITE` (Linux 5.14).
@@ -221,7 +278,7 @@ final class MemorySnapshot {
         var marker = 0
         let ownStack = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
         var plan: [Planned] = []
-        let mappings = map.mappings
+        let mappings = ProcessMemory.captureBuffer.map { excluding($0, from: map.mappings) } ?? map.mappings
         for (index, mapping) in mappings.enumerated() {
             guard mapping.readable, mapping.writable, !mapping.shared, mapping.length >= 16 else { continue }
             if mapping.start <= ownStack, ownStack < mapping.end { continue }
@@ -268,14 +325,34 @@ final class MemorySnapshot {
         return plan
     }
 
+    /// The mappings less `range` (the capture's buffer, which the kernel may have merged with a
+    /// neighbour of the same protection, a malloc heap among them).
+    private static func excluding(_ range: (start: UInt, end: UInt), from mappings: [MemoryMapping]) -> [MemoryMapping] {
+        mappings.flatMap { mapping -> [MemoryMapping] in
+            guard mapping.start < range.end, range.start < mapping.end else { return [mapping] }
+            var parts: [MemoryMapping] = []
+            if mapping.start < range.start {
+                var below = mapping
+                below.end = range.start
+                parts.append(below)
+            }
+            if range.end < mapping.end {
+                var above = mapping
+                above.start = range.end
+                parts.append(above)
+            }
+            return parts
+        }
+    }
+
     /// The used part of a stack: from the thread's stack pointer, or from its lowest page in
     /// memory when the thread runs, up to the top (where the thread's own data lies).
     private static func stack(_ mapping: MemoryMapping, thread: ThreadState?) -> Planned {
         let kind = Kind.stack(thread: thread?.id, name: thread?.name)
         if let pointer = thread?.stackPointer {
-            return Planned(start: max(mapping.start, pointer & ~7), end: mapping.end, kind: kind)
+            return Planned(start: max(mapping.start, pointer & ~7), end: mapping.end, kind: kind, mapping: (mapping.start, mapping.end))
         }
-        return Planned(start: lowestResidentPage(mapping), end: mapping.end, kind: kind)
+        return Planned(start: lowestResidentPage(mapping), end: mapping.end, kind: kind, mapping: (mapping.start, mapping.end))
     }
 
     private static func lowestResidentPage(_ mapping: MemoryMapping) -> UInt {

@@ -122,6 +122,48 @@ enum ProcessMemory {
     /// The calling thread's kernel id.
     static var currentThreadID: Int { Int(cnm_thread_id()) }
 
+    /// A thread's stack, copied at the instant of a capture.
+    struct CapturedStack {
+        var stackPointer: UInt
+        var start: UInt
+        var end: UInt
+        var copy: UnsafeRawPointer
+    }
+
+    /// Copies the used stacks of `threads` at one instant (``cnm_capture_stacks``), each within
+    /// the range of `stackRanges` that holds its stack pointer: one entry per thread, nil where
+    /// it was not copied; nil when no capture could be made. ``captureDone()`` ends the use of
+    /// the copies.
+    static func captureStacks(
+        of threads: [Int], stackRanges: [(start: UInt, end: UInt)], milliseconds: Int
+    ) -> [CapturedStack?]? {
+        let ids = threads.map { Int($0) }
+        let starts = stackRanges.map { UInt($0.start) }
+        let ends = stackRanges.map { UInt($0.end) }
+        var captured = [cnm_captured_stack](repeating: cnm_captured_stack(), count: threads.count)
+        let result = cnm_capture_stacks(
+            ids, ids.count, starts, ends, starts.count, Int32(clamping: milliseconds), &captured)
+        guard result >= 0 else { return nil }
+        return captured.map { entry in
+            guard entry.copied != 0, let copy = entry.copy else { return nil }
+            return CapturedStack(stackPointer: UInt(entry.stackPointer), start: UInt(entry.start), end: UInt(entry.end), copy: copy)
+        }
+    }
+
+    /// Ends the use of the last capture's copies.
+    static func captureDone() { cnm_capture_done() }
+
+    /// The capture's buffer, once it exists: memory of the analysis, never of the program.
+    static var captureBuffer: (start: UInt, end: UInt)? {
+        var start: UInt = 0
+        var end: UInt = 0
+        return cnm_capture_buffer(&start, &end) != 0 ? (start, end) : nil
+    }
+
+    /// Whether a thread blocked in system call `call` would see an interruption (`EINTR` from a
+    /// sleep or a poll): such a thread is not interrupted by a capture.
+    static func interruptShows(inCall call: Int) -> Bool { cnm_interrupt_shows(call) != 0 }
+
     /// A failed read: the system's error number.
     struct ReadError: Error {
         /// The error number (`EFAULT`, `EPERM`, `ENOSYS` …).

@@ -131,6 +131,10 @@ package final class RetainerAnalysis {
         package var searchNanos: UInt64 = 0
         /// Whether a heap could not be walked to its end (changed while it was copied).
         package var heapIncomplete = false
+        /// The other threads' stacks copied at one instant (``MemorySnapshot/captureStacks(milliseconds:)``).
+        package var stacksCaptured = 0
+        /// How long that took: the longest any thread was stopped.
+        package var captureNanos: UInt64 = 0
     }
 
     /// The bounds in force.
@@ -259,6 +263,7 @@ package final class RetainerAnalysis {
             let note = Self.describe(error, after: (clock() &- start) / 1_000_000)
             return targets.map { frame(for: $0, verdict: .notAnalyzed, cutShort: cutShort, note: note) }
         }
+        captureStacks(of: snapshot, deadline: deadline)
         lastRun.copyNanos = clock() &- start
         let index = HeapIndex(snapshot: snapshot)
         lastRun.indexNanos = clock() &- start &- lastRun.copyNanos
@@ -286,6 +291,7 @@ package final class RetainerAnalysis {
         let tasks = ownTasks()
         catalog.prepare()
         globals.prepare(images: snapshot.regions.compactMap { if case .imageData(let path) = $0.kind { path } else { nil } })
+        captureStacks(of: snapshot, deadline: deadline)
         let outcome = FrozenChild.run(until: bound, clock: clock) {
             // "Copy" is the time to the fork, then the walk and the search, as for a copy.
             lastRun.copyNanos = clock() &- start
@@ -310,9 +316,29 @@ package final class RetainerAnalysis {
         case .timedOut:
             let note = "cut short after \((clock() &- start) / 1_000_000) ms: the analysis did not answer"
             return targets.map { frame(for: $0, verdict: .notAnalyzed, cutShort: true, note: note) }
+        case .died where clock() < deadline:
+            // Something in the child went wrong (a guess read where nothing is mapped, a lock
+            // held at the fork): the copy, whose reads are all checked, has the time left.
+            return nil
         case .died:
             return targets.map { frame(for: $0, verdict: .notAnalyzed, note: "not analyzed: the analysis ended without an answer") }
         }
+    }
+
+    /// Copies the other threads' stacks (``MemorySnapshot/captureStacks(milliseconds:)``), and
+    /// counts it.
+    private func captureStacks(of snapshot: MemorySnapshot, deadline: UInt64) {
+        let before = clock()
+        lastRun.stacksCaptured = snapshot.captureStacks(milliseconds: Self.captureMilliseconds(now: before, deadline: deadline))
+        lastRun.captureNanos = clock() &- before
+    }
+
+    /// How long the threads' stacks may take to be captured: a thread that waits for a processor
+    /// (beside CPU hogs, or hundreds of other threads) takes a few ms to tens of ms to run its
+    /// handler; at most a quarter of what is left, and 100 ms.
+    private static func captureMilliseconds(now: UInt64, deadline: UInt64) -> Int {
+        let left = deadline > now ? (deadline - now) / 1_000_000 : 0
+        return Int(min(100, left / 4))
     }
 
     /// A child's answer: the statistics, then each frame as the wire encodes it.
@@ -325,13 +351,15 @@ package final class RetainerAnalysis {
         put(statistics.indexNanos)
         put(statistics.searchNanos)
         put(statistics.heapIncomplete ? 1 : 0)
+        put(UInt64(statistics.stacksCaptured))
+        put(statistics.captureNanos)
         put(UInt64(frames.count))
         for frame in frames { bytes += FrameEncoder.encoded(.retainers(frame)) }
         return bytes
     }
 
     private static func decode(_ bytes: [UInt8]) -> ([RetainersFrame], Statistics)? {
-        guard bytes.count >= 56 else { return nil }
+        guard bytes.count >= 72 else { return nil }
         func word(_ index: Int) -> UInt64 {
             bytes[index * 8..<index * 8 + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
         }
@@ -342,9 +370,11 @@ package final class RetainerAnalysis {
         statistics.indexNanos = word(3)
         statistics.searchNanos = word(4)
         statistics.heapIncomplete = word(5) != 0
-        let count = word(6)
+        statistics.stacksCaptured = Int(clamping: word(6))
+        statistics.captureNanos = word(7)
+        let count = word(8)
         var decoder = FrameDecoder()
-        decoder.feed(bytes[56...])
+        decoder.feed(bytes[72...])
         var frames: [RetainersFrame] = []
         while UInt64(frames.count) < count {
             guard case .retainers(let frame)? = try? decoder.next() else { return nil }

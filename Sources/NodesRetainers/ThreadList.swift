@@ -15,6 +15,8 @@ struct ThreadState {
     /// Its stack pointer, when the thread is blocked (in a system call, as a thread that sleeps
     /// or waits is); nil while it runs.
     var stackPointer: UInt?
+    /// The system call it is blocked in, when it is.
+    var call: Int? = nil
 }
 
 /// The threads of this process.
@@ -33,11 +35,32 @@ enum ThreadList {
             let name = String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
             guard let id = Int(name) else { continue }
             let base = "/proc/self/task/\(id)"
+            let line = ProcFile.text("\(base)/syscall")
             threads.append(
                 ThreadState(
-                    id: id, name: ProcFile.text("\(base)/comm") ?? "", stackPointer: stackPointer(ProcFile.text("\(base)/syscall"))))
+                    id: id, name: ProcFile.text("\(base)/comm") ?? "", stackPointer: stackPointer(line), call: call(line)))
         }
         return threads.sorted { $0.id < $1.id }
+    }
+
+    /// The ids of the threads, unordered (the listing alone).
+    static func ids() -> [Int] {
+        guard let directory = opendir("/proc/self/task") else { return [] }
+        defer { closedir(directory) }
+        var ids: [Int] = []
+        while let entry = readdir(directory) {
+            guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { continue }
+            if let id = Int(String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))) {
+                ids.append(id)
+            }
+        }
+        return ids
+    }
+
+    /// The system call in `/proc/…/syscall`: its number, when the thread is blocked in one.
+    static func call(_ line: String?) -> Int? {
+        guard let line, let first = line.split(separator: " ").first, let number = Int(first), number >= 0 else { return nil }
+        return number
     }
 
     /// The stack pointer in `/proc/…/syscall`: `running`, or the call's number and arguments

@@ -61,6 +61,44 @@ __attribute__((noreturn)) void cnm_exit_now(int code);
 /// so that references left there by calls that have returned are gone.
 void cnm_scrub_stack(size_t length);
 
+/// One thread's stack as cnm_capture_stacks copied it.
+typedef struct {
+    /// Whether the stack was copied (the rest is zero when not).
+    int copied;
+    /// The stack pointer where the thread was interrupted.
+    uintptr_t stackPointer;
+    /// The range copied: from the stack pointer (less the red zone) to the top of its mapping.
+    uintptr_t start;
+    uintptr_t end;
+    /// Where the copy is (in a buffer that lives until cnm_capture_done).
+    const void *copy;
+} cnm_captured_stack;
+
+/// Copies the used part of the stacks of `threads` (kernel ids; not the calling thread) at one
+/// instant: a signal that nothing else handles (SIGPROF, which the threads of libdispatch leave
+/// unblocked, else a real-time one) interrupts each; its handler reads the
+/// stack pointer where the thread was, copies from there to the top of the range of
+/// `starts`/`ends` (sorted, disjoint) that holds it, and parks the thread until every one is
+/// copied or `milliseconds` have passed. `captured` gets one entry per thread. Returns how many
+/// were copied, or -errno (`EBUSY` while another capture's copies are in use: call
+/// cnm_capture_done when done with them). Interrupted system calls restart (`SA_RESTART`), but
+/// those that never restart (sleeps, polls) fail with `EINTR`: leave their threads out
+/// (cnm_interrupt_shows).
+long cnm_capture_stacks(const long *threads, size_t count, const uintptr_t *starts, const uintptr_t *ends,
+                        size_t rangeCount, int milliseconds, cnm_captured_stack *captured);
+
+/// Ends the use of the last capture's copies.
+void cnm_capture_done(void);
+
+/// The range of the capture's buffer, once it is mapped (1), so that no analysis reads it as
+/// memory of the program's; 0 before.
+int cnm_capture_buffer(uintptr_t *start, uintptr_t *end);
+
+/// Whether the system call `call`, interrupted by a signal handler, fails with `EINTR` whatever
+/// `SA_RESTART` says (sleeps, polls, waits for signals, connect): a thread blocked in one is not
+/// interrupted by a capture.
+int cnm_interrupt_shows(long call);
+
 /// Asks the processor to bring the cache line at `address` in (no effect on correctness).
 static inline void cnm_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
 

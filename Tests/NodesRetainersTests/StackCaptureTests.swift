@@ -1,0 +1,192 @@
+import NodesTracking
+import Synchronization
+import Testing
+
+@testable import NodesRetainers
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+#if os(Linux)
+/// A thread that runs (its stack pointer is in no `/proc` file) is read from where it was
+/// interrupted, at one instant with the others: a frame that has returned is no holder, a frame
+/// that runs is; a thread asleep is not woken.
+@Suite(.serialized) struct StackCaptureTests {
+    @Test func aFrameThatReturnedOnARunningThreadIsNoHolder() throws {
+        let target = StaleTarget()
+        let spinner = Spinner(name: "spinner-dead", address: ObfuscatedAddress(target), keepsInLiveFrame: false)
+        spinner.start()
+        defer { spinner.stop() }
+        spinner.waitUntilSpinning()
+        let frames = RetainerAnalysisTests().analysis().explain(
+            [RetainerAnalysis.Target(target, nodeID: 41, objectIndex: 0)], attached: [], detached: [])
+        let frame = try #require(frames.first)
+        #expect(frame.verdict == .unknown, "\(frame)")
+        withExtendedLifetime(target) {}
+    }
+
+    @Test func aFrameThatRunsOnARunningThreadIsAStackHolderNamedByItsThread() throws {
+        let target = StaleTarget()
+        let spinner = Spinner(name: "spinner-live", address: ObfuscatedAddress(target), keepsInLiveFrame: true)
+        spinner.start()
+        defer { spinner.stop() }
+        spinner.waitUntilSpinning()
+        let frames = RetainerAnalysisTests().analysis().explain(
+            [RetainerAnalysis.Target(target, nodeID: 42, objectIndex: 0)], attached: [], detached: [])
+        let frame = try #require(frames.first)
+        #expect(frame.verdict == .stack, "\(frame)")
+        #expect(frame.hops.first?.reference.contains("spinner-live") == true, "\(frame)")
+        withExtendedLifetime(target) {}
+    }
+
+    /// glibc keeps the stacks of threads that ended for the threads to come (up to 40 MiB): such
+    /// a stack is no thread's, and whatever its frames held is no holder.
+    @Test func theStackOfAThreadThatEndedIsNoHolder() throws {
+        let target = StaleTarget()
+        let spinner = Spinner(name: "spinner-ended", address: ObfuscatedAddress(target), keepsInLiveFrame: true)
+        spinner.start()
+        spinner.waitUntilSpinning()
+        spinner.stop()
+        let frames = RetainerAnalysisTests().analysis().explain(
+            [RetainerAnalysis.Target(target, nodeID: 44, objectIndex: 0)], attached: [], detached: [])
+        let frame = try #require(frames.first)
+        #expect(frame.verdict == .unknown, "\(frame)")
+        withExtendedLifetime(target) {}
+    }
+
+    @Test func aSleepingThreadIsNotWokenByTheCapture() throws {
+        let sleeper = Sleeper()
+        sleeper.start()
+        defer { sleeper.join() }
+        // Wait until it sleeps, so that the analysis finds it in the call.
+        while !sleeper.isSleeping() { usleep(1_000) }
+        let target = StaleTarget()
+        _ = RetainerAnalysisTests().analysis().explain(
+            [RetainerAnalysis.Target(target, nodeID: 43, objectIndex: 0)], attached: [], detached: [])
+        withExtendedLifetime(target) {}
+        sleeper.join()
+        #expect(sleeper.interrupted.load(ordering: .acquiring) == false)
+    }
+}
+
+/// Spins without a call in its loop (so it runs when the analysis comes) after planting the
+/// target's address in a frame: one that has returned, or the one it spins in.
+final class Spinner: @unchecked Sendable {
+    // Unchecked: the pthread handle is touched only by the test's thread.
+    private let name: String
+    private let address: ObfuscatedAddress
+    private let keepsInLiveFrame: Bool
+    private let spinning = Atomic<Bool>(false)
+    private let stopping = Atomic<Bool>(false)
+    private var thread = pthread_t()
+
+    init(name: String, address: ObfuscatedAddress, keepsInLiveFrame: Bool) {
+        (self.name, self.address, self.keepsInLiveFrame) = (name, address, keepsInLiveFrame)
+    }
+
+    func start() {
+        let argument = Unmanaged.passRetained(self).toOpaque()
+        pthread_create(
+            &thread, nil,
+            { argument in
+                Unmanaged<Spinner>.fromOpaque(argument!).takeRetainedValue().run()
+                return nil
+            }, argument)
+    }
+
+    func waitUntilSpinning() {
+        while !spinning.load(ordering: .acquiring) { usleep(1_000) }
+    }
+
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        pthread_join(thread, nil)
+    }
+
+    @inline(never)
+    private func run() {
+        let comm = open("/proc/self/task/\(ProcessMemory.currentThreadID)/comm", O_WRONLY)
+        if comm >= 0 {
+            _ = name.withCString { write(comm, $0, strlen($0)) }
+            close(comm)
+        }
+        if keepsInLiveFrame {
+            spinHolding()
+        } else {
+            plant(depth: 40)
+            spin()
+        }
+    }
+
+    /// Fills a frame `depth` calls down with the address, then returns: the words stay below the
+    /// stack pointer, deeper than the spin's calls reach.
+    @inline(never)
+    private func plant(depth: Int) {
+        if depth > 0 {
+            plant(depth: depth - 1)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt.self, capacity: 64) { buffer in
+            for index in buffer.indices { buffer[index] = address.address }
+            Self.use(buffer)
+        }
+    }
+
+    /// Keeps the stores that fill `buffer` (nothing else reads it).
+    @inline(never)
+    private static func use(_ buffer: UnsafeMutableBufferPointer<UInt>) {}
+
+    @inline(never)
+    private func spinHolding() {
+        withUnsafeTemporaryAllocation(of: UInt.self, capacity: 64) { buffer in
+            for index in buffer.indices { buffer[index] = address.address }
+            Self.use(buffer)
+            spin()
+            // Read after the spin, so the words are live while it spins.
+            for index in buffer.indices where buffer[index] == 0 { print(index) }
+        }
+    }
+
+    @inline(never)
+    private func spin() {
+        spinning.store(true, ordering: .releasing)
+        while !stopping.load(ordering: .relaxed) {}
+    }
+}
+
+/// Sleeps 300 ms in `nanosleep` and says whether the sleep was cut short.
+final class Sleeper: @unchecked Sendable {
+    let interrupted = Atomic<Bool>(false)
+    private let asleep = Atomic<Int>(0)
+    private var thread = pthread_t()
+    private var joined = false
+
+    func start() {
+        let argument = Unmanaged.passRetained(self).toOpaque()
+        pthread_create(
+            &thread, nil,
+            { argument in
+                let sleeper = Unmanaged<Sleeper>.fromOpaque(argument!).takeRetainedValue()
+                sleeper.asleep.store(ProcessMemory.currentThreadID, ordering: .releasing)
+                var request = timespec(tv_sec: 0, tv_nsec: 300_000_000)
+                var left = timespec()
+                if nanosleep(&request, &left) != 0 { sleeper.interrupted.store(true, ordering: .releasing) }
+                return nil
+            }, argument)
+    }
+
+    /// Whether the thread is in its sleep (as `/proc` shows it).
+    func isSleeping() -> Bool {
+        let id = asleep.load(ordering: .acquiring)
+        guard id != 0 else { return false }
+        return ThreadList.read().first { $0.id == id }?.call.map { ProcessMemory.interruptShows(inCall: $0) } ?? false
+    }
+
+    func join() {
+        guard !joined else { return }
+        joined = true
+        pthread_join(thread, nil)
+    }
+}
+#endif
