@@ -23,24 +23,12 @@ struct ThreadState {
 enum ThreadList {
     /// Every thread, by id.
     static func read() -> [ThreadState] {
-        guard let directory = opendir("/proc/self/task") else { return [] }
-        defer { closedir(directory) }
-        var threads: [ThreadState] = []
-        while let entry = readdir(directory) {
-            // The name is read in place, up to its NUL: copying `d_name` whole would read 256
-            // bytes from a record that readdir sized to the name, past the end of its buffer
-            // when the record is its last (the over-read that crashes Foundation's
-            // Process.run, swift-corelibs-foundation#5472).
-            guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { continue }
-            let name = String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
-            guard let id = Int(name) else { continue }
+        ids().sorted().map { id in
             let base = "/proc/self/task/\(id)"
             let line = ProcFile.text("\(base)/syscall")
-            threads.append(
-                ThreadState(
-                    id: id, name: ProcFile.text("\(base)/comm") ?? "", stackPointer: stackPointer(line), call: call(line)))
+            return ThreadState(
+                id: id, name: ProcFile.text("\(base)/comm") ?? "", stackPointer: stackPointer(line), call: call(line))
         }
-        return threads.sorted { $0.id < $1.id }
     }
 
     /// The ids of the threads, unordered (the listing alone).
@@ -49,6 +37,10 @@ enum ThreadList {
         defer { closedir(directory) }
         var ids: [Int] = []
         while let entry = readdir(directory) {
+            // The name is read in place, up to its NUL: copying `d_name` whole would read 256
+            // bytes from a record that readdir sized to the name, past the end of its buffer
+            // when the record is its last (the over-read that crashes Foundation's
+            // Process.run, swift-corelibs-foundation#5472).
             guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { continue }
             if let id = Int(String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))) {
                 ids.append(id)
