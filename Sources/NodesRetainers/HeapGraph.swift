@@ -103,6 +103,14 @@ final class HeapGraph {
     /// returns true.
     @inline(__always)
     func forEachReference(from block: Int32, _ body: (_ offset: Int, _ target: Int32) -> Bool) {
+        forEachReference(from: block, shape: shape(of: block), body)
+    }
+
+    /// ``forEachReference(from:_:)`` for a block whose ``shape(of:)`` is known.
+    @inline(__always)
+    func forEachReference(
+        from block: Int32, shape: TypeCatalog.Shape, _ body: (_ offset: Int, _ target: Int32) -> Bool
+    ) {
         let (base, size) = contents(of: block)
         guard size >= 8 else { return }
         if let tail = metadataPoolTail, tail.block == block {
@@ -110,7 +118,6 @@ final class HeapGraph {
             _ = scan(base, 0..<tail.from, body)
             return
         }
-        let shape = size >= 16 ? catalog.shape(isa: base.load(as: UInt.self), blockSize: size) : .plain
         switch shape {
         case .plain:
             // malloc(64) gives 72 usable bytes, or 88 when glibc hands over a 96-byte chunk
@@ -240,7 +247,7 @@ final class HeapGraph {
     func isSideTable(_ block: Int32) -> Bool {
         let (base, size) = contents(of: block)
         guard size >= 16 else { return false }
-        if size >= 32, size <= 48, base.load(fromByteOffset: 8, as: UInt.self) == 0 {
+        if size >= 32, size <= 56, base.load(fromByteOffset: 8, as: UInt.self) == 0 {
             let counts = base.load(fromByteOffset: 16, as: UInt64.self)
             let weak = base.load(fromByteOffset: 24, as: UInt32.self)
             if counts >> 63 == 0, counts >> 32 & 1 == 1, weak != 0 { return true }

@@ -265,13 +265,24 @@ final class MemorySnapshot {
     /// metadata caches and allocator pools, never an object of the program. Their globals are no
     /// roots: what their memory seems to point at is a stale word (ICU's caches keep blocks whose
     /// bytes a freed Swift object left; an allocator pool keeps what its memory held before),
-    /// which a conservative scan would take for a holder.
+    /// which a conservative scan would take for a holder. Graphviz (its libraries, its plugins and
+    /// what they draw with) is C that a renderer in the process loads: its layout caches keep
+    /// blocks that freed Swift objects' bytes are left in, and it never holds a Swift reference.
+    /// libxml2 (FoundationXML's parser) keeps the last parser's context and error handler's
+    /// data in its globals, unretained, after the parser is gone.
     static func holdsNoSwiftObject(image path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        return name.hasPrefix("lib_FoundationICU.") || name.hasPrefix("libicu") || name.hasPrefix("libstdc++.")
-            || name.hasPrefix("libswiftCore.so")
-            || name.hasPrefix("libm.so") || name.hasPrefix("libgcc_s.")
+        return cLibraryPrefixes.contains { name.hasPrefix($0) }
     }
+
+    /// The file-name beginnings of the images whose globals `holdsNoSwiftObject` leaves out.
+    static let cLibraryPrefixes = [
+        "lib_FoundationICU.", "libicu", "libstdc++.", "libswiftCore.so", "libm.so", "libgcc_s.",
+        "libgvc.", "libcgraph.", "libcdt.", "libpathplan.", "libxdot.", "libgvplugin_", "libltdl.",
+        "libexpat.", "libz.", "libcairo.", "libpango", "libpixman-", "libfreetype.", "libfontconfig.",
+        "libharfbuzz.", "libpng16.", "libgd.", "librsvg-", "libgts-", "liblasi.", "libann.", "libgdk_pixbuf",
+        "libxml2.",
+    ]
 
     /// The writable private memory worth copying, by address.
     private static func plan(map: MemoryMap, threads: [ThreadState]) -> [Planned] {

@@ -110,7 +110,24 @@ struct PathNamer {
 
     private func typeName(of block: Int32, shape: TypeCatalog.Shape) -> String {
         if case .object(let index) = shape { return graph.catalog.classes[index].name }
-        return "a \(graph.index.sizes[Int(block)])-byte heap block"
+        let sized = "a \(graph.index.sizes[Int(block)])-byte heap block"
+        return firstWordName(of: block).map { "\(sized) beginning with \($0)" } ?? sized
+    }
+
+    /// What the first word of a block of no known shape points at, when that is in an image: a
+    /// C++ object's virtual table (`_ZTV…+16`), a function, a library's structure, or `a global
+    /// of libfoo.so +0x…` where no symbol covers it. It tells whose memory the block is, where
+    /// nothing else does.
+    private func firstWordName(of block: Int32) -> String? {
+        let (base, size) = graph.index.contents(of: block)
+        guard size >= 8 else { return nil }
+        let word = base.load(as: UInt.self)
+        let map = graph.snapshot.map
+        guard let position = map.index(containing: word) else { return nil }
+        let path = map.mappings[position].path
+        guard map.imagePaths.contains(path) else { return nil }
+        let name = globals.name(of: word, image: path, map: map)
+        return name.reference.isEmpty ? name.holder : "\(name.holder) \(name.reference)"
     }
 
     // MARK: Closures

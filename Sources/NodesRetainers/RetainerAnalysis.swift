@@ -141,6 +141,10 @@ package final class RetainerAnalysis {
     package let limits: Limits
     /// What the last call did.
     package private(set) var lastRun = Statistics()
+    /// The addresses of the blocks on each path of the last call (the holders, then the object),
+    /// by target position: for tests, and only where the analysis ran in this process (a forked
+    /// child answers with the named paths alone).
+    package private(set) var lastPathBlocks: [Int: [UInt]] = [:]
 
     private let clock: @Sendable () -> UInt64
     private var objectsExplained = 0
@@ -246,6 +250,7 @@ package final class RetainerAnalysis {
         bound: UInt64, stacksFirst: Bool
     ) -> [RetainersFrame] {
         lastRun = Statistics()
+        lastPathBlocks = [:]
         #if os(Linux)
         if limits.analyzesInChild,
             let frames = analyzeInChild(
@@ -427,9 +432,19 @@ package final class RetainerAnalysis {
         }
         var roots: [(block: Int32, nodeID: UInt64)] = []
         roots.reserveCapacity(attached.count)
+        // Asked once per attached object (hundreds of thousands): a sorted array, no hashing.
+        let detachedBlocks = detachedObjects.keys.sorted()
+        func isDetached(_ block: Int32) -> Bool {
+            var (low, high) = (0, detachedBlocks.count)
+            while low < high {
+                let middle = (low + high) >> 1
+                if detachedBlocks[middle] < block { low = middle + 1 } else { high = middle }
+            }
+            return low < detachedBlocks.count && detachedBlocks[low] == block
+        }
         for object in attached {
             let block = index.block(at: object.address.address)
-            guard block >= 0, detachedObjects[block] == nil else { continue }
+            guard block >= 0, !isDetached(block) else { continue }
             roots.append((block, object.nodeID))
         }
         let search = RetainerSearch(graph: graph, targets: Array(located.values), deadline: deadline, clock: clock)
@@ -483,6 +498,10 @@ package final class RetainerAnalysis {
             }
         }
         lastRun.blocksScanned = search.blocksScanned
+        for (position, block) in located {
+            guard let (path, _) = paths[position] else { continue }
+            lastPathBlocks[position] = (path.edges.map(\.holder) + [block]).map { index.starts[Int($0)] }
+        }
         lastRun.searchNanos = clock() &- start &- lastRun.copyNanos &- lastRun.indexNanos
 
         let namer = PathNamer(graph: graph, globals: globals, detachedObjects: detachedObjects)
@@ -529,6 +548,10 @@ package final class RetainerAnalysis {
                 verdict = .global
                 for index in hops.indices { hops[index].isSuspect = index == 0 }
             } else if hops.count == 1, hops[0].holderKind == .stack {
+                verdict = .stack
+            } else if let last = path.edges.last, graph.isTask(last.holder) {
+                // A local of an async function (a frame of a task, running or suspended) is as
+                // weak as a thread's: what holds the object is code that runs, not a structure.
                 verdict = .stack
             }
             var cutShort = false

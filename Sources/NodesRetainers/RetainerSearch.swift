@@ -1,5 +1,11 @@
 import NodesTracking
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The searches of one analysis over a ``HeapGraph``: a breadth-first search from every root at
 /// once (so each object found gets a shortest path), and from an object back to itself.
 ///
@@ -75,25 +81,18 @@ final class RetainerSearch {
         self.deadline = deadline
         self.clock = clock
         let count = graph.count
-        flags = .allocate(capacity: count)
-        flags.initialize(repeating: 0)
-        via = .allocate(capacity: count)
-        via.initialize(repeating: Link(holder: -1, offset: 0))
-        queue = .allocate(capacity: count)
+        flags = tables.zeroed(count, as: UInt8.self)
+        // Read only for blocks reached, which are written first: never filled.
+        via = tables.zeroed(count, as: Link.self)
+        queue = tables.zeroed(count, as: Int32.self)
         for target in targets where flags[Int(target)] & Self.target == 0 {
             flags[Int(target)] |= Self.target
             targetsLeft += 1
         }
     }
 
-    deinit {
-        flags.deallocate()
-        via.deallocate()
-        queue.deallocate()
-        cycleSeen?.deallocate()
-        cycleVia?.deallocate()
-        cycleOffset?.deallocate()
-    }
+    /// Where the per-block tables are.
+    private let tables = ZeroedTables()
 
     /// Whether `block` was reached from a root.
     func isReached(_ block: Int32) -> Bool { flags[Int(block)] & Self.reached != 0 }
@@ -180,20 +179,30 @@ final class RetainerSearch {
             }
             let block = queue[head]
             // The search is bound by memory: ask for the blocks a few steps ahead now.
+            // (Where a block is, then the block itself.)
+            if head + 16 < queued { graph.index.prefetchPlace(queue[head + 16]) }
             if head + 8 < queued { graph.index.prefetch(queue[head + 8]) }
             head += 1
             scanned += 1
-            // A weak reference's side table is reached (a weak reference points at it) but not
-            // entered: it leads to the object without holding it.
-            if graph.isSideTable(block) {
-                flags[Int(block)] |= Self.excluded
-                continue
+            let shape = graph.shape(of: block)
+            switch shape {
+            case .plain:
+                // A weak reference's side table is reached (a weak reference points at it) but
+                // not entered: it leads to the object without holding it. (Its first word is an
+                // object's address, so its shape is plain.)
+                if graph.isSideTable(block) {
+                    flags[Int(block)] |= Self.excluded
+                    continue
+                }
+            case .task, .taskSlab:
+                if !entersTasks {
+                    deferred.append(block)
+                    continue
+                }
+            case .object, .closureContext, .array, .dictionary, .set:
+                break
             }
-            if !entersTasks, graph.isTask(block) {
-                deferred.append(block)
-                continue
-            }
-            graph.forEachReference(from: block) { offset, target in
+            graph.forEachReference(from: block, shape: shape) { offset, target in
                 guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { return false }
                 reach(target, from: block, offset: offset)
                 return targetsLeft == 0
@@ -229,9 +238,10 @@ final class RetainerSearch {
     /// there is one (a block a root reaches cannot be on a cycle of an object no root reaches).
     func cycle(through target: Int32) -> Path? {
         let count = graph.count
-        let seen = cycleSeen ?? Self.filled(count, with: 0)
-        let cycleVia = self.cycleVia ?? Self.filled(count, with: -1)
-        let cycleOffset = self.cycleOffset ?? Self.filled(count, with: 0)
+        // Zeroed (a stamp is never 0); the others are read only where `seen` was stamped.
+        let seen = cycleSeen ?? tables.zeroed(count, as: UInt32.self)
+        let cycleVia = self.cycleVia ?? tables.zeroed(count, as: Int32.self)
+        let cycleOffset = self.cycleOffset ?? tables.zeroed(count, as: UInt32.self)
         (cycleSeen, self.cycleVia, self.cycleOffset) = (seen, cycleVia, cycleOffset)
         cycleStamp &+= 1
         let stamp = cycleStamp
@@ -275,9 +285,37 @@ final class RetainerSearch {
         return Path(root: nil, start: target, edges: edges.reversed())
     }
 
-    private static func filled<Element>(_ count: Int, with value: Element) -> UnsafeMutableBufferPointer<Element> {
-        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: count)
-        buffer.initialize(repeating: value)
-        return buffer
+}
+
+/// The per-block tables of a search, which it frees with it: mapped memory, zero until written,
+/// so a table of 900,000 blocks costs only the pages a search writes (in large pages where the
+/// kernel gives them on request), not a fill of every entry. Where nothing can be mapped,
+/// zeroed allocations.
+private final class ZeroedTables {
+    private var mapped: [(base: UnsafeMutableRawPointer, length: Int)] = []
+    private var allocated: [UnsafeMutableRawPointer] = []
+
+    /// A table of `count` entries, each zero.
+    func zeroed<Element>(_ count: Int, as type: Element.Type) -> UnsafeMutableBufferPointer<Element> {
+        let length = max(1, count) * MemoryLayout<Element>.stride
+        let base: UnsafeMutableRawPointer
+        if let found = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
+            found != UnsafeMutableRawPointer(bitPattern: -1)
+        {
+            // `MADV_HUGEPAGE`: refused or ignored where the kernel has none, which is fine.
+            _ = madvise(found, length, 14)
+            mapped.append((found, length))
+            base = found
+        } else {
+            base = .allocate(byteCount: length, alignment: MemoryLayout<Element>.alignment)
+            base.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+            allocated.append(base)
+        }
+        return UnsafeMutableBufferPointer(start: base.bindMemory(to: Element.self, capacity: count), count: count)
+    }
+
+    deinit {
+        for (base, length) in mapped { munmap(base, length) }
+        for base in allocated { base.deallocate() }
     }
 }

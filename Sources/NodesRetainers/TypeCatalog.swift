@@ -162,6 +162,8 @@ final class TypeCatalog {
     /// The shape of a block whose first word is `isa` and whose usable size is `size`.
     @inline(__always)
     func shape(isa: UInt, blockSize: Int) -> Shape {
+        // Metadata is word-aligned and above the first page: text, a count, a flag word is not.
+        guard isa & 7 == 0, isa >= 4_096, isa >> 47 == 0 else { return .plain }
         let slot = Int(truncatingIfNeeded: (isa >> 3) ^ (isa >> 13)) & 1_023
         let shape: Shape
         if recent[slot].isa == isa {

@@ -51,7 +51,12 @@ import Glibc
         let frames = RetainerAnalysisTests().analysis().explain(
             [RetainerAnalysis.Target(target, nodeID: 44, objectIndex: 0)], attached: [], detached: [])
         let frame = try #require(frames.first)
-        #expect(frame.verdict == .unknown, "\(frame)")
+        // The ended thread's stack would read as `thread stack local`, with no thread's name. (A
+        // slot of a frame in use, on a thread or in a task, that its function has not written
+        // yet may hold the address from an earlier object: a `stack` verdict, never a holder.)
+        let first = frame.hops.first
+        #expect(!(first?.holderKind == .stack && first?.reference == "local"), "\(frame)")
+        #expect(frame.verdict == .unknown || frame.verdict == .stack, "\(frame)")
         withExtendedLifetime(target) {}
     }
 
