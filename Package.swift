@@ -68,7 +68,7 @@ let package = Package(
         // generic tracking API, release watching. No wire, no socket, no I/O.
         .target(name: "NodesTracking", dependencies: ["CNodesMemory"]),
         // The retainer analysis: what holds a leaked object, from a conservative scan of the
-        // host's own memory (NodesRetainersTests run it in the test process, beside every other test).
+        // host's own memory (its tests run in a process of their own: NodesRetainersTests).
         .target(name: "NodesRetainers", dependencies: ["NodesTracking", "NodescopeWire", "NodescopeSocket", "CNodesMemory"]),
         // The agent: the tracker's stream to a collector (the link's state machine, the writer
         // thread, the encoders), over the wire and the socket rules.
