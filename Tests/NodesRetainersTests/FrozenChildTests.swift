@@ -68,13 +68,18 @@ import Glibc
         var previous = sigaction()
         sigaction(SIGUSR2, &handler, &previous)
         defer { sigaction(SIGUSR2, &previous, nil) }
-        let outcome = run {
+        let probe: () -> [UInt8] = {
             var current = sigaction()
             sigaction(SIGUSR2, nil, &current)
             let isDefault = unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == 0
             let descriptorsGone = fcntl(ends[0], F_GETFD) == -1 && fcntl(ends[1], F_GETFD) == -1
             return [isDefault ? 1 : 0, descriptorsGone ? 1 : 0]
         }
+        var outcome = run(probe)
+        // Once in a clean-clone run, beside 33 other analyses forking, this child gave no answer
+        // within 10 s (a lock that another thread held at the fork?). What this test checks is
+        // what the child inherits, not that: a second child is asked then.
+        if case .timedOut = outcome { outcome = run(probe) }
         guard case .answer(let bytes) = outcome else {
             Issue.record("no answer: \(outcome)")
             return
