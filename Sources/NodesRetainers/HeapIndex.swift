@@ -125,8 +125,8 @@ final class HeapIndex {
     }
 
     private var fallbackBase: UnsafeMutableRawPointer?
-    /// `MADV_HUGEPAGE`.
-    private static let hugePages: Int32 = 14
+    /// `MADV_HUGEPAGE`: asked of the index's buffers and of a search's tables.
+    static let hugePages: Int32 = 14
     /// The area of the last address found in a block, and of the last block read: a search
     /// goes from a block to the blocks it refers to, mostly in the same heap. (One thread
     /// searches an index.)

@@ -302,8 +302,8 @@ private final class ZeroedTables {
         if let found = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
             found != UnsafeMutableRawPointer(bitPattern: -1)
         {
-            // `MADV_HUGEPAGE`: refused or ignored where the kernel has none, which is fine.
-            _ = madvise(found, length, 14)
+            // Refused or ignored where the kernel has no large pages, which is fine.
+            _ = madvise(found, length, HeapIndex.hugePages)
             mapped.append((found, length))
             base = found
         } else {
