@@ -549,9 +549,12 @@ package final class RetainerAnalysis {
                 for index in hops.indices { hops[index].isSuspect = index == 0 }
             } else if hops.count == 1, hops[0].holderKind == .stack {
                 verdict = .stack
-            } else if let last = path.edges.last, graph.isTask(last.holder) {
-                // A local of an async function (a frame of a task, running or suspended) is as
-                // weak as a thread's: what holds the object is code that runs, not a structure.
+            } else if path.edges.contains(where: { graph.isTask($0.holder) }) {
+                // A local of an async function (a frame of a task, running or suspended), or what
+                // one leads to, is as weak as a thread's: what holds the object is code that
+                // runs, not a structure. And a frame's slot that its function has not written yet
+                // keeps whatever an earlier frame left there (the task allocator reuses its slabs
+                // without clearing them), which a conservative scan cannot tell from a local.
                 verdict = .stack
             }
             var cutShort = false

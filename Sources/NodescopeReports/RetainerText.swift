@@ -46,7 +46,7 @@ package enum RetainerText {
                 lines.append(hop.isSuspect ? line + "   " + Vocabulary.suspectMark + madeAt(path) : line)
             }
         case .stack:
-            lines.append("held by a thread's stack")
+            lines.append(stackHolder(path))
         case .cycle, .holder:
             lines.append(path.verdict == .cycle ? "retain cycle: no hop named" : "held by: no path found")
         case .unknown:
@@ -95,13 +95,21 @@ package enum RetainerText {
         case .global:
             text = Vocabulary.retainedByGlobal([VisibleText.escaped(path.globalName ?? "?")])
         case .stack:
-            text = "held by a thread's stack"
+            text = stackHolder(path)
         case .unknown:
             text = "holder unknown"
         case .notAnalyzed:
             text = "not analyzed"
         }
         return path.cutShort ? text + " (cut short)" : text
+    }
+
+    /// What a `stack` verdict is held by: `held by an async task` when its path goes through a
+    /// task's memory (a local of an async function, or what one leads to), else `held by a
+    /// thread's stack`.
+    package static func stackHolder(_ path: RetainerPath) -> String {
+        path.hops.contains { $0.holderKind == .unknownMemory && $0.holder.hasPrefix("async ") }
+            ? "held by an async task" : "held by a thread's stack"
     }
 
     /// A closure as a developer finds it: `closure #1 in ProfileContextImp.didBecomeActive()

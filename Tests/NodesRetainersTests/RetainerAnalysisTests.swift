@@ -25,6 +25,14 @@ struct RetainerAnalysisTests {
         frame.hops.map { "\($0.holder) \($0.reference)\($0.isSuspect ? " *" : "")" }
     }
 
+    /// Whether no structure holds the object: no path at all (`unknown`), or only code in
+    /// flight (`stack`). In a process as busy as a test run, a frame's slot that its function
+    /// has not written yet, on a thread or in a task, can hold the address that the object
+    /// reuses (docs/CHECK.md, "What it cannot leave out"): never a holder, a global or a cycle.
+    func noStructureHolds(_ frame: RetainersFrame) -> Bool {
+        frame.verdict == .unknown || frame.verdict == .stack
+    }
+
     @Test func aTwoObjectCycleIsACycleThroughBothFields() throws {
         let front = CycleFront()
         let back = CycleBack()
@@ -183,8 +191,9 @@ struct RetainerAnalysisTests {
         let object = UnheldBuffer.make()
         let frames = analysis().explain([RetainerAnalysis.Target(object, nodeID: 7, objectIndex: 0)], attached: [], detached: [])
         let frame = try #require(frames.first)
-        #expect(frame.verdict == .unknown, "\(lines(frame)) \(frame.note)")
-        #expect(frame.hops.isEmpty && !frame.cutShort)
+        #expect(noStructureHolds(frame), "\(frame.verdict): \(lines(frame)) \(frame.note)")
+        #expect(frame.verdict == .stack || frame.hops.isEmpty)
+        #expect(!frame.cutShort)
         withExtendedLifetime(object) {}
     }
 }

@@ -1,4 +1,5 @@
 import NodesTracking
+import NodescopeWire
 import Synchronization
 import Testing
 
@@ -22,7 +23,8 @@ import Glibc
         let frames = RetainerAnalysisTests().analysis().explain(
             [RetainerAnalysis.Target(target, nodeID: 41, objectIndex: 0)], attached: [], detached: [])
         let frame = try #require(frames.first)
-        #expect(frame.verdict == .unknown, "\(frame)")
+        #expect(!frame.hops.contains { $0.reference.contains("spinner-dead") }, "\(frame)")
+        #expect(RetainerAnalysisTests().noStructureHolds(frame), "\(frame)")
         withExtendedLifetime(target) {}
     }
 
@@ -32,9 +34,18 @@ import Glibc
         spinner.start()
         defer { spinner.stop() }
         spinner.waitUntilSpinning()
-        let frames = RetainerAnalysisTests().analysis().explain(
-            [RetainerAnalysis.Target(target, nodeID: 42, objectIndex: 0)], attached: [], detached: [])
-        let frame = try #require(frames.first)
+        // The capture waits a quarter of the analysis's time, 100 ms at most, for a thread to run
+        // its handler; beside a whole test run on two cores the spinner may not run that soon,
+        // and its stack is then read whole, by no thread's name. Asked up to three times.
+        var found: RetainersFrame?
+        for _ in 0..<3 {
+            found =
+                RetainerAnalysisTests().analysis().explain(
+                    [RetainerAnalysis.Target(target, nodeID: 42, objectIndex: 0)], attached: [], detached: []
+                ).first
+            if found?.hops.first?.reference.contains("spinner-live") == true { break }
+        }
+        let frame = try #require(found)
         #expect(frame.verdict == .stack, "\(frame)")
         #expect(frame.hops.first?.reference.contains("spinner-live") == true, "\(frame)")
         withExtendedLifetime(target) {}
@@ -48,12 +59,22 @@ import Glibc
         spinner.start()
         spinner.waitUntilSpinning()
         spinner.stop()
-        let frames = RetainerAnalysisTests().analysis().explain(
-            [RetainerAnalysis.Target(target, nodeID: 44, objectIndex: 0)], attached: [], detached: [])
-        let frame = try #require(frames.first)
         // The ended thread's stack would read as `thread stack local`, with no thread's name. (A
         // slot of a frame in use, on a thread or in a task, that its function has not written
         // yet may hold the address from an earlier object: a `stack` verdict, never a holder.)
+        // A stack that is no thread's is left out once every thread's is placed: beside a whole
+        // test run on two cores, a thread that does not run its handler within the capture's
+        // 100 ms leaves the stacks unplaced, so the analysis is asked up to three times.
+        func isUnnamedStack(_ hop: RetainerHop?) -> Bool { hop?.holderKind == .stack && hop?.reference == "local" }
+        var found: RetainersFrame?
+        for _ in 0..<3 {
+            found =
+                RetainerAnalysisTests().analysis().explain(
+                    [RetainerAnalysis.Target(target, nodeID: 44, objectIndex: 0)], attached: [], detached: []
+                ).first
+            if !isUnnamedStack(found?.hops.first) { break }
+        }
+        let frame = try #require(found)
         let first = frame.hops.first
         #expect(!(first?.holderKind == .stack && first?.reference == "local"), "\(frame)")
         #expect(frame.verdict == .unknown || frame.verdict == .stack, "\(frame)")

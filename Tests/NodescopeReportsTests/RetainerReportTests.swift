@@ -134,6 +134,20 @@ import FoundationXML
                 == ["not analyzed: no symbols"])
         #expect(
             RetainerText.lines(RetainerPath(objectIndex: 0, verdict: .stack), objectType: "T") == ["held by a thread's stack"])
+        // A path through a task's memory is code in flight too, and says which.
+        let throughTask = RetainerPath(
+            objectIndex: 0, verdict: .stack,
+            hops: [
+                .init(holderKind: .stack, holder: "thread stack", reference: "local"),
+                .init(holderKind: .unknownMemory, holder: "async task", reference: "+208"),
+                .init(holderKind: .unknownMemory, holder: "async frames", reference: "+232"),
+                .init(holderKind: .object, holder: "FrameBox", reference: ".local"),
+            ])
+        #expect(RetainerText.summary(throughTask) == "held by an async task")
+        #expect(RetainerText.lines(throughTask, objectType: "T").first == "held by  thread stack")
+        let onAThread = RetainerPath(
+            objectIndex: 0, verdict: .stack, hops: [.init(holderKind: .stack, holder: "thread stack", reference: "local")])
+        #expect(RetainerText.summary(onAThread) == "held by a thread's stack")
         #expect(
             RetainerText.lines(RetainerPath(objectIndex: 0, verdict: .holder, cutShort: true), objectType: "T")
                 == ["held by: no path found", "cut short: " + Vocabulary.cutShort])
