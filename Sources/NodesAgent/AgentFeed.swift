@@ -35,9 +35,23 @@ final class AgentFeed: LogConsumer {
     @inline(__always)
     var wantsEvents: Bool { connected.load(ordering: .relaxed) }
 
+    /// The same for an event made for this feed alone: moved into the queue, with no copy.
+    @inline(__always)
+    func receiveMade(_ event: consuming DebugInformation) {
+        guard connected.load(ordering: .relaxed) else { return }
+        let count = queue.enqueue(event)
+        if count == queue.capacity / 2 { wake.signal() }
+    }
+
     /// Moves the queued events into `batch`; returns how many the queue dropped.
     func takeQueued(into batch: inout [DebugInformation]) -> UInt64 {
         queue.take(into: &batch)
+    }
+
+    /// Moves the queued events out to `encoding` while none was dropped, else into `batch`;
+    /// returns how many the queue dropped.
+    func takeQueued(into batch: inout [DebugInformation], encoding: any AppliedChangeEncoder) -> UInt64 {
+        queue.take(into: &batch, encoding: encoding)
     }
 
     /// Wakes the writer thread.

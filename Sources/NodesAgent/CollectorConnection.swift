@@ -137,13 +137,17 @@ struct CollectorConnection {
 /// (the tracker calls it on the writer's thread, inside the writer's call), and the writer
 /// takes the connection back (``returnConnection()``) before it lets go of it.
 final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
-    private var connection: CollectorConnection?
+    // Unchecked exclusivity: one thread at a time uses it (whoever holds the tracker's lock, to
+    // which the writer lends it for one call), and every event of a round passes here, where
+    // the runtime's checks of each access cost more than the encoding (callgrind: about 1,600
+    // instructions a node cycle).
+    @exclusivity(unchecked) private var connection: CollectorConnection?
     /// The sequence of the latest event encoded (at first, that of the latest one sent).
-    private(set) var through: UInt64
+    @exclusivity(unchecked) private(set) var through: UInt64
     /// The time of the latest detach encoded.
-    private(set) var latestDetach: UInt64?
+    @exclusivity(unchecked) private(set) var latestDetach: UInt64?
     /// How many events were encoded.
-    private(set) var count: UInt64 = 0
+    @exclusivity(unchecked) private(set) var count: UInt64 = 0
 
     /// Lends `connection`, whose stream has sent the events up to `sequence`.
     init(connection: CollectorConnection, after sequence: UInt64) {
@@ -172,6 +176,9 @@ final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
         connection?.encode(sequence: sequence, time: time, node: node, change: change, origin: origin)
         through = sequence
         count &+= 1
-        if case .detached = copy change { latestDetach = max(latestDetach ?? 0, time) }
+        switch change {
+        case .detached: latestDetach = max(latestDetach ?? 0, time)
+        default: break
+        }
     }
 }

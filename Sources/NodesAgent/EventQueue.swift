@@ -37,14 +37,14 @@ final class EventQueue: @unchecked Sendable {
     /// Adds an event, or counts it as dropped when the ring is full. Returns how many events
     /// are queued. Producer side only.
     @inline(__always)
-    func enqueue(_ event: DebugInformation) -> Int {
+    func enqueue(_ event: consuming DebugInformation) -> Int {
         let position = head.load(ordering: .relaxed)
         let queued = position &- tail.load(ordering: .acquiring)
         guard queued < capacity else {
             dropped.wrappingAdd(1, ordering: .relaxed)
             return queued
         }
-        (storage + (position & mask)).initialize(to: event)
+        (storage + (position & mask)).initialize(to: consume event)
         head.store(position &+ 1, ordering: .releasing)
         return queued &+ 1
     }
@@ -63,6 +63,30 @@ final class EventQueue: @unchecked Sendable {
         let droppedSoFar = dropped.exchange(0, ordering: .relaxed)
         batch.reserveCapacity(batch.count + (end &- start))
         for position in start..<end { batch.append((storage + (position & mask)).move()) }
+        tail.store(end, ordering: .releasing)
+        return droppedSoFar
+    }
+
+    /// Moves every queued event out, in order: to `encoding` while none was dropped since the
+    /// last take (each encoded and let go, with no copy), else into `batch`. Returns how many
+    /// were dropped. Consumer side only.
+    func take(into batch: inout [DebugInformation], encoding: any AppliedChangeEncoder) -> UInt64 {
+        let start = tail.load(ordering: .relaxed)
+        let end = head.load(ordering: .acquiring)
+        let droppedSoFar = dropped.exchange(0, ordering: .relaxed)
+        if droppedSoFar == 0, batch.isEmpty {
+            for position in start..<end {
+                let event = (storage + (position & mask)).move()
+                encoding.encode(event)
+            }
+        } else {
+            batch.reserveCapacity(batch.count + (end &- start))
+            for position in start..<end { batch.append((storage + (position & mask)).move()) }
+            if droppedSoFar == 0 {
+                for event in batch { encoding.encode(event) }
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
         tail.store(end, ordering: .releasing)
         return droppedSoFar
     }

@@ -15,9 +15,33 @@ package protocol LogConsumer: DebugSink {
     /// call. Called under the tracker's lock, which its producers hold too.
     func takeQueued(into batch: inout [DebugInformation]) -> UInt64
 
+    /// Like ``takeQueued(into:)``, but while none was dropped, each queued event is moved out
+    /// and handed to `encoding` (which encodes it, in order) rather than appended to `batch`:
+    /// no copy of it is made. Called under the tracker's lock.
+    func takeQueued(into batch: inout [DebugInformation], encoding: any AppliedChangeEncoder) -> UInt64
+
+    /// Receives an event made for this consumer alone (it is the tracker's only sink), which it
+    /// may keep without a copy. Called under the tracker's lock.
+    func receiveMade(_ event: consuming DebugInformation)
+
     /// Wakes the consumer's thread, which sleeps for want of work (see
     /// ``NodeTracker/setConsumerToWake(_:)``): a change was recorded, or the log is half full.
     func wakeUp()
+}
+
+extension LogConsumer {
+    package func takeQueued(into batch: inout [DebugInformation], encoding: any AppliedChangeEncoder) -> UInt64 {
+        let dropped = takeQueued(into: &batch)
+        if dropped == 0 {
+            for event in batch { encoding.encode(event) }
+            batch.removeAll(keepingCapacity: true)
+        }
+        return dropped
+    }
+
+    package func receiveMade(_ event: consuming DebugInformation) {
+        receive(event)
+    }
 }
 
 /// What a ``LogConsumer`` hands to ``NodeTracker/applyRecorded(for:into:encoding:maximum:)`` to

@@ -58,6 +58,9 @@ public final class NodeTracker: Sendable {
         var discardedEvents: UInt64 = 0
         var straight: (any AppliedChangeEncoder)?
         var directEvents: [DebugInformation] = []
+        /// The only sink, when it is a log's consumer (the agent's feed): the events made for it
+        /// are handed over without a copy (``LogConsumer/receiveMade(_:)``).
+        var soleConsumer: (any LogConsumer)?
     }
 
     /// The most tests a tracker remembers for its snapshots.
@@ -122,6 +125,7 @@ public final class NodeTracker: Sendable {
         withApplied { state in
             state.sinks.append(sink)
             sinksAreSynchronous.store(state.sinks.contains { !($0 is any LogConsumer) }, ordering: .releasing)
+            state.soleConsumer = state.sinks.count == 1 ? state.sinks[0] as? any LogConsumer : nil
         }
         startRecording()
     }
@@ -131,6 +135,7 @@ public final class NodeTracker: Sendable {
         withApplied { state in
             state.sinks.removeAll { $0 === sink }
             sinksAreSynchronous.store(state.sinks.contains { !($0 is any LogConsumer) }, ordering: .releasing)
+            state.soleConsumer = state.sinks.count == 1 ? state.sinks[0] as? any LogConsumer : nil
         }
     }
 
@@ -162,15 +167,18 @@ public final class NodeTracker: Sendable {
     ) -> (dropped: UInt64, backlog: Bool) {
         let (dropped, applied) = state.withLock { state in
             // Under the lock: the queue's producer (whoever applies changes) holds it too.
-            let dropped = feed.takeQueued(into: &batch)
+            let alone = state.sinks.count == 1 && state.sinks[0] === feed
+            let dropped: UInt64
+            if alone, let encoding {
+                // Each queued event moved out and encoded, with no copy (its strings retained and
+                // released again) to hand it over.
+                dropped = feed.takeQueued(into: &batch, encoding: encoding)
+                if dropped == 0 { state.straight = encoding }
+            } else {
+                dropped = feed.takeQueued(into: &batch)
+            }
             state.directFeed = feed
             state.directFeedWantsEvents = feed.wantsEvents
-            let alone = state.sinks.count == 1 && state.sinks[0] === feed
-            if alone, dropped == 0, let encoding {
-                for event in batch { encoding.encode(event) }
-                batch.removeAll(keepingCapacity: true)
-                state.straight = encoding
-            }
             swap(&state.directEvents, &batch)
             let applied = applyLogSlice(through: nil, maximum: maximum, to: &state)
             swap(&state.directEvents, &batch)
@@ -685,7 +693,7 @@ public final class NodeTracker: Sendable {
 
     /// Numbers a change and hands it to the sinks, stamped now unless a time is given.
     private func emit(
-        _ change: DebugInformation.Change, for node: NodeID, at time: UInt64? = nil, origin: NodeOrigin? = nil,
+        _ change: consuming DebugInformation.Change, for node: NodeID, at time: UInt64? = nil, origin: NodeOrigin? = nil,
         in state: inout State
     ) {
         state.sequence &+= 1
@@ -704,7 +712,16 @@ public final class NodeTracker: Sendable {
             state.discardedEvents &+= 1
             return
         }
-        let event = DebugInformation(sequence: state.sequence, time: time, node: node, change: change, origin: origin)
+        if state.directFeed == nil, let consumer = state.soleConsumer {
+            // A thread other than the consumer's applying the log (a reader, or an app thread
+            // that found it full): the event is made for the consumer's queue alone, and moved
+            // there.
+            consumer.receiveMade(
+                DebugInformation(sequence: state.sequence, time: time, node: node, change: consume change, origin: origin))
+            wakeConsumerIfIdle()
+            return
+        }
+        let event = DebugInformation(sequence: state.sequence, time: time, node: node, change: consume change, origin: origin)
         for sink in state.sinks {
             if let feed = state.directFeed, sink === feed {
                 if state.directFeedWantsEvents {

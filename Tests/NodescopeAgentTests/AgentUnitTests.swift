@@ -54,6 +54,42 @@ struct AgentUnitTests {
         #expect(queue.isEmpty)
     }
 
+    /// What the writer's round does with the queue while it streams deltas: the events move
+    /// out to its encoder in order, none copied; after a drop they go to the batch instead (the
+    /// stream starts again from a snapshot, and the batch's events are sent after it).
+    @Test func queuedEventsMoveToTheEncoderInOrderUnlessSomeWereDropped() {
+        final class Encoder: AppliedChangeEncoder, @unchecked Sendable {
+            var sequences: [UInt64] = []
+            func encode(_ event: DebugInformation) { sequences.append(event.sequence) }
+            func encode(
+                sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?
+            ) { sequences.append(sequence) }
+        }
+        func event(_ sequence: UInt64) -> DebugInformation {
+            DebugInformation(
+                sequence: sequence, time: sequence, node: NodeID(rawValue: 1),
+                change: .objectAdded(index: 0, role: .worker, typeName: "Worker\(sequence)"))
+        }
+        let queue = EventQueue(capacity: 4)
+        let encoder = Encoder()
+        var batch: [DebugInformation] = []
+        for sequence: UInt64 in 1...3 { _ = queue.enqueue(event(sequence)) }
+        #expect(queue.take(into: &batch, encoding: encoder) == 0)
+        #expect(encoder.sequences == [1, 2, 3] && batch.isEmpty)
+        #expect(queue.isEmpty)
+
+        for sequence: UInt64 in 4...9 { _ = queue.enqueue(event(sequence)) }
+        #expect(queue.take(into: &batch, encoding: encoder) == 2)
+        #expect(encoder.sequences == [1, 2, 3], "nothing encoded after a drop")
+        #expect(batch.map(\.sequence) == [4, 5, 6, 7])
+
+        // Events left in the batch go first, then the queue's, in order.
+        batch = [event(10)]
+        _ = queue.enqueue(event(11))
+        #expect(queue.take(into: &batch, encoding: encoder) == 0)
+        #expect(encoder.sequences == [1, 2, 3, 10, 11] && batch.isEmpty)
+    }
+
     @Test func streamRebuildsTheTrackersTreeExactly() throws {
         final class Thing {}
         let tracker = NodeTracker()
