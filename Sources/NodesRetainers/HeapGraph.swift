@@ -244,13 +244,22 @@ final class HeapGraph {
     /// the reference counts as the object had them (bit 32: deinit has begun; bit 63 is never
     /// set there), then the weak count. Once its object is gone, its first word is stale: the
     /// address may be a new object's, which the table does not hold.
+    ///
+    /// The padding is never written: it is usually zero, but a block that glibc takes from one
+    /// of its bins rather than its per-thread cache keeps a list link there. So a table whose
+    /// padding is not zero is known by the counts of an object that is gone and freed alone:
+    /// deinit begun, no strong or unowned count left (bit 0 may mark a pure Swift deallocation).
     func isSideTable(_ block: Int32) -> Bool {
         let (base, size) = contents(of: block)
         guard size >= 16 else { return false }
-        if size >= 32, size <= 56, base.load(fromByteOffset: 8, as: UInt.self) == 0 {
+        if size >= 32, size <= 56 {
             let counts = base.load(fromByteOffset: 16, as: UInt64.self)
             let weak = base.load(fromByteOffset: 24, as: UInt32.self)
-            if counts >> 63 == 0, counts >> 32 & 1 == 1, weak != 0 { return true }
+            if counts >> 63 == 0, counts >> 32 & 1 == 1, weak != 0,
+                base.load(fromByteOffset: 8, as: UInt.self) == 0 || counts & ~1 == 1 << 32
+            {
+                return true
+            }
         }
         let object = index.block(at: base.load(as: UInt.self))
         guard object >= 0 else { return false }

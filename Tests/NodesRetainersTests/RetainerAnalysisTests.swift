@@ -100,11 +100,28 @@ struct RetainerAnalysisTests {
     /// first word still holds the object's address. When a new object takes that address, the
     /// table holds nothing of it: no path goes through it.
     @Test func aWeakCaptureOfAnObjectGoneIsNoHolderOfTheObjectAtItsAddress() throws {
+        try explainTheHeirOfAWeaklyCapturedObject(linkInPadding: false)
+    }
+
+    /// The same when the table's padding word (never written by the runtime) holds what the
+    /// block held before: a link of one of glibc's bins, which a busy process leaves there.
+    /// Once seen in a full test run (`ListenerList .listeners[0] → closure context capture → a
+    /// 40-byte heap block +0`).
+    @Test func aSideTableWhosePaddingKeepsAnOldLinkIsStillKnown() throws {
+        try explainTheHeirOfAWeaklyCapturedObject(linkInPadding: true)
+    }
+
+    private func explainTheHeirOfAWeaklyCapturedObject(linkInPadding: Bool) throws {
         let owner = ListenerList()
         var gone: CachedProfile? = CachedProfile()
         let address = Unmanaged.passUnretained(gone!).toOpaque()
         owner.listeners.append { [weak gone] text in _ = (gone, text) }
+        // The object's count word now marks its side table (bits 63 and 62, the address >> 3).
+        let counts = address.load(fromByteOffset: 8, as: UInt.self)
+        try #require(counts >> 62 == 3, "the weak capture made a side table")
+        let table = try #require(UnsafeMutableRawPointer(bitPattern: (counts & ((1 << 62) - 1)) << 3))
         gone = nil
+        if linkInPadding { table.storeBytes(of: UInt(bitPattern: table) &+ 4_096, toByteOffset: 8, as: UInt.self) }
         // The freed block comes back to one of the next objects of its size.
         var made: [CachedProfile] = []
         var heir: CachedProfile?
