@@ -37,15 +37,8 @@ import Glibc
         // The capture waits a quarter of the analysis's time, 100 ms at most, for a thread to run
         // its handler; beside a whole test run on two cores the spinner may not run that soon,
         // and its stack is then read whole, by no thread's name. Asked up to three times.
-        var found: RetainersFrame?
-        for _ in 0..<3 {
-            found =
-                RetainerAnalysisTests().analysis().explain(
-                    [RetainerAnalysis.Target(target, nodeID: 42, objectIndex: 0)], attached: [], detached: []
-                ).first
-            if found?.hops.first?.reference.contains("spinner-live") == true { break }
-        }
-        let frame = try #require(found)
+        let frame = try #require(
+            Self.explain(target, nodeID: 42) { $0.hops.first?.reference.contains("spinner-live") == true })
         #expect(frame.verdict == .stack, "\(frame)")
         #expect(frame.hops.first?.reference.contains("spinner-live") == true, "\(frame)")
         withExtendedLifetime(target) {}
@@ -65,20 +58,29 @@ import Glibc
         // A stack that is no thread's is left out once every thread's is placed: beside a whole
         // test run on two cores, a thread that does not run its handler within the capture's
         // 100 ms leaves the stacks unplaced, so the analysis is asked up to three times.
-        func isUnnamedStack(_ hop: RetainerHop?) -> Bool { hop?.holderKind == .stack && hop?.reference == "local" }
-        var found: RetainersFrame?
-        for _ in 0..<3 {
-            found =
-                RetainerAnalysisTests().analysis().explain(
-                    [RetainerAnalysis.Target(target, nodeID: 44, objectIndex: 0)], attached: [], detached: []
-                ).first
-            if !isUnnamedStack(found?.hops.first) { break }
-        }
-        let frame = try #require(found)
+        let frame = try #require(
+            Self.explain(target, nodeID: 44) { !($0.hops.first?.holderKind == .stack && $0.hops.first?.reference == "local") })
         let first = frame.hops.first
         #expect(!(first?.holderKind == .stack && first?.reference == "local"), "\(frame)")
         #expect(frame.verdict == .unknown || frame.verdict == .stack, "\(frame)")
         withExtendedLifetime(target) {}
+    }
+
+    /// Explains `target`, asked up to three times until `placed` holds: the capture waits a
+    /// quarter of the analysis's time, 100 ms at most, for each thread to run its handler, and
+    /// beside a whole test run on two cores a thread may not run that soon.
+    private static func explain(
+        _ target: StaleTarget, nodeID: UInt64, until placed: (RetainersFrame) -> Bool
+    ) -> RetainersFrame? {
+        var found: RetainersFrame?
+        for _ in 0..<3 {
+            found =
+                RetainerAnalysisTests().analysis().explain(
+                    [RetainerAnalysis.Target(target, nodeID: nodeID, objectIndex: 0)], attached: [], detached: []
+                ).first
+            if let found, placed(found) { break }
+        }
+        return found
     }
 
     @Test func aSleepingThreadIsNotWokenByTheCapture() throws {
