@@ -29,10 +29,9 @@ final class HeapIndex {
 
     /// The walked heaps, by address (``areaCount`` of them).
     let areas: UnsafeMutableBufferPointer<Area>
-    /// One bit per 16-byte granule of each area: set where a block in use starts.
-    private let bitmap: UnsafeMutableBufferPointer<UInt64>
-    /// For each bitmap word, the blocks of its area that start before it.
-    private let rank: UnsafeMutableBufferPointer<UInt32>
+    /// One bit per 16-byte granule of each area: set where a block in use starts, with the
+    /// number of the area's blocks before each word.
+    private let bitmap: UnsafeMutableBufferPointer<BitmapWord>
     /// The blocks' addresses (what a reference to them holds), in address order (``count`` of them).
     let starts: UnsafeMutableBufferPointer<UInt>
     /// Their usable sizes in bytes.
@@ -44,6 +43,14 @@ final class HeapIndex {
     private let snapshot: MemorySnapshot
     /// The memory mapped for the buffers, to unmap.
     private let mapping: (base: UnsafeMutableRawPointer?, length: Int)
+
+    /// 64 granules of an area: where blocks start, and how many blocks of the area start
+    /// before them (side by side, so that finding a block reads one cache line).
+    struct BitmapWord {
+        var bits: UInt64 = 0
+        var rank: UInt32 = 0
+        var unused: UInt32 = 0
+    }
 
     private struct Summary {
         var areaCount = 0
@@ -89,7 +96,7 @@ final class HeapIndex {
         func aligned(_ value: Int) -> Int { (value + 63) & ~63 }
         let layout = [
             aligned(MemoryLayout<Summary>.stride), aligned(areaCapacity * MemoryLayout<Area>.stride),
-            aligned(bitmapWords * 8), aligned(bitmapWords * 4), aligned(blockCapacity * 8), aligned(blockCapacity * 4),
+            aligned(bitmapWords * MemoryLayout<BitmapWord>.stride), aligned(blockCapacity * 8), aligned(blockCapacity * 4),
         ]
         let length = layout.reduce(0, +)
         let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
@@ -103,7 +110,7 @@ final class HeapIndex {
             _ = madvise(mapped, length, Self.hugePages)
         } else {
             // No address space for it: an index of nothing (every target is then "not in a block").
-            base = .allocate(byteCount: layout[0] + 64 * 5, alignment: 64)
+            base = .allocate(byteCount: layout[0] + 64 * 4, alignment: 64)
             mapping = (nil, 0)
             (areaCapacity, bitmapWords, blockCapacity) = (0, 0, 0)
         }
@@ -115,10 +122,9 @@ final class HeapIndex {
         summary = carve(1, layout[0], as: Summary.self).baseAddress!
         summary.initialize(to: Summary())
         areas = carve(areaCapacity, mapping.base == nil ? 64 : layout[1], as: Area.self)
-        bitmap = carve(bitmapWords, mapping.base == nil ? 64 : layout[2], as: UInt64.self)
-        rank = carve(bitmapWords, mapping.base == nil ? 64 : layout[3], as: UInt32.self)
-        starts = carve(blockCapacity, mapping.base == nil ? 64 : layout[4], as: UInt.self)
-        sizes = carve(blockCapacity, mapping.base == nil ? 64 : layout[5], as: UInt32.self)
+        bitmap = carve(bitmapWords, mapping.base == nil ? 64 : layout[2], as: BitmapWord.self)
+        starts = carve(blockCapacity, mapping.base == nil ? 64 : layout[3], as: UInt.self)
+        sizes = carve(blockCapacity, mapping.base == nil ? 64 : layout[4], as: UInt32.self)
         if mapping.base == nil { fallbackBase = base }
         // Touch what a walk in a forked child would otherwise use for the first time there.
         _ = Self.tcacheKey
@@ -136,7 +142,7 @@ final class HeapIndex {
     /// Walks the heaps: finds their blocks in use. Allocates nothing.
     func walk() {
         var walker = Walker(
-            tcacheKey: Self.tcacheKey, areas: areas, bitmap: bitmap, rank: rank, starts: starts, sizes: sizes)
+            tcacheKey: Self.tcacheKey, areas: areas, bitmap: bitmap, starts: starts, sizes: sizes)
         for region in snapshot.regions {
             switch region.kind {
             case .mainHeap:
@@ -191,10 +197,10 @@ final class HeapIndex {
         }
         let granule = Int((address - area.start) >> 4)
         let word = area.bitmapOffset + (granule >> 6)
-        let bits = bitmap[word]
+        let entry = bitmap[word]
         let bit = UInt64(1) << UInt64(granule & 63)
-        guard bits & bit != 0 else { return -1 }
-        return area.firstBlock + Int32(rank[word]) + Int32((bits & (bit &- 1)).nonzeroBitCount)
+        guard entry.bits & bit != 0 else { return -1 }
+        return area.firstBlock + Int32(entry.rank) + Int32((entry.bits & (bit &- 1)).nonzeroBitCount)
     }
 
     /// The copy of block `block`, and how many of its bytes were copied.
@@ -244,8 +250,7 @@ final class HeapIndex {
     private struct Walker {
         let tcacheKey: UInt?
         let areas: UnsafeMutableBufferPointer<Area>
-        let bitmap: UnsafeMutableBufferPointer<UInt64>
-        let rank: UnsafeMutableBufferPointer<UInt32>
+        let bitmap: UnsafeMutableBufferPointer<BitmapWord>
         let starts: UnsafeMutableBufferPointer<UInt>
         let sizes: UnsafeMutableBufferPointer<UInt32>
         var areaCount = 0
@@ -254,14 +259,17 @@ final class HeapIndex {
         var incomplete = false
 
         init(
-            tcacheKey: UInt?, areas: UnsafeMutableBufferPointer<Area>, bitmap: UnsafeMutableBufferPointer<UInt64>,
-            rank: UnsafeMutableBufferPointer<UInt32>, starts: UnsafeMutableBufferPointer<UInt>,
+            tcacheKey: UInt?, areas: UnsafeMutableBufferPointer<Area>, bitmap: UnsafeMutableBufferPointer<BitmapWord>,
+            starts: UnsafeMutableBufferPointer<UInt>,
             sizes: UnsafeMutableBufferPointer<UInt32>
         ) {
-            (self.tcacheKey, self.areas, self.bitmap, self.rank, self.starts, self.sizes) = (
-                tcacheKey, areas, bitmap, rank, starts, sizes
+            (self.tcacheKey, self.areas, self.bitmap, self.starts, self.sizes) = (
+                tcacheKey, areas, bitmap, starts, sizes
             )
         }
+
+        /// How far ahead of the chunk it reads the walk asks for memory.
+        static let walkAhead: UInt = 2_048
 
         mutating func walk(_ region: MemorySnapshot.Region, from first: UInt, mapped: Bool) {
             guard first >= region.start, first < region.end, areaCount < areas.count else { return }
@@ -270,7 +278,7 @@ final class HeapIndex {
             let words = (granules + 63) / 64
             guard bitmapOffset + words <= bitmap.count else { return }
             // Mapped memory is zero until written; a buffer that an earlier walk used is not.
-            for position in bitmapOffset..<bitmapOffset + words { bitmap[position] = 0 }
+            for position in bitmapOffset..<bitmapOffset + words { bitmap[position] = BitmapWord() }
             bitmapCount += words
             let firstBlock = blockCount
             let copy = region.copy
@@ -279,7 +287,11 @@ final class HeapIndex {
                 copy.load(fromByteOffset: Int(address - base), as: UInt.self)
             }
             var chunk = first
+            // Each header gives the next one: ask for the memory well ahead of it now (chunks
+            // lie in address order), so that the walk does not wait for every line in turn.
+            let end = region.end
             while chunk + 32 <= region.end {
+                if chunk + Self.walkAhead < end { ProcessMemory.prefetch(copy + Int(chunk + Self.walkAhead - base)) }
                 let sizeWord = word(chunk + 8)
                 let size = sizeWord & ~7
                 guard size >= 32, size & 15 == 0 else {
@@ -306,7 +318,7 @@ final class HeapIndex {
                 }
                 if inUse, blockCount < starts.count {
                     let granule = Int((block - base) >> 4)
-                    bitmap[bitmapOffset + (granule >> 6)] |= UInt64(1) << UInt64(granule & 63)
+                    bitmap[bitmapOffset + (granule >> 6)].bits |= UInt64(1) << UInt64(granule & 63)
                     starts[blockCount] = block
                     sizes[blockCount] = UInt32(clamping: size - (mapped ? 16 : 8))
                     blockCount += 1
@@ -320,8 +332,8 @@ final class HeapIndex {
             }
             var before: UInt32 = 0
             for position in bitmapOffset..<bitmapCount {
-                rank[position] = before
-                before += UInt32(bitmap[position].nonzeroBitCount)
+                bitmap[position].rank = before
+                before += UInt32(bitmap[position].bits.nonzeroBitCount)
             }
             areas[areaCount] = Area(
                 start: base, end: region.end, copy: copy, bitmapOffset: bitmapOffset, firstBlock: Int32(firstBlock),

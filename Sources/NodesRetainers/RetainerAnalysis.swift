@@ -430,25 +430,8 @@ package final class RetainerAnalysis {
             detachedObjects[block] = object.nodeID
             if let role = object.role { roles[block] = role }
         }
-        var roots: [(block: Int32, nodeID: UInt64)] = []
-        roots.reserveCapacity(attached.count)
-        // Asked once per attached object (hundreds of thousands): a sorted array, no hashing.
-        let detachedBlocks = detachedObjects.keys.sorted()
-        func isDetached(_ block: Int32) -> Bool {
-            var (low, high) = (0, detachedBlocks.count)
-            while low < high {
-                let middle = (low + high) >> 1
-                if detachedBlocks[middle] < block { low = middle + 1 } else { high = middle }
-            }
-            return low < detachedBlocks.count && detachedBlocks[low] == block
-        }
-        for object in attached {
-            let block = index.block(at: object.address.address)
-            guard block >= 0, !isDetached(block) else { continue }
-            roots.append((block, object.nodeID))
-        }
         let search = RetainerSearch(graph: graph, targets: Array(located.values), deadline: deadline, clock: clock)
-        search.addAttached(roots)
+        search.addAttached(attached, unless: Array(detachedObjects.keys))
         let isRuntimeCache = globals.runtimeCacheTest(map: snapshot.map)
         search.addWords(of: { if case .imageData = $0 { true } else { false } }, isRoot: { !isRuntimeCache($0, $1) })
         search.run()

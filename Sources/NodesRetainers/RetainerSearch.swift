@@ -42,7 +42,7 @@ final class RetainerSearch {
     private let deadline: UInt64
 
     /// Per block: bit 0 reached from a root, bit 1 never entered (a weak reference's side table),
-    /// bit 2 a target.
+    /// bit 2 a target, bit 3 no root (while attached nodes' objects are added).
     private let flags: UnsafeMutableBufferPointer<UInt8>
     /// Per block reached: the block that refers to it (or -2 - its root's index), and where.
     private let via: UnsafeMutableBufferPointer<Link>
@@ -53,7 +53,8 @@ final class RetainerSearch {
     /// Whether the frames of async tasks are entered; until then they wait in `deferred`.
     @exclusivity(unchecked) private var entersTasks = false
     @exclusivity(unchecked) private var deferred: [Int32] = []
-    @exclusivity(unchecked) private(set) var roots: [Root] = []
+    /// The roots, past those of ``attachedRoots``.
+    @exclusivity(unchecked) private var roots: [Root] = []
     @exclusivity(unchecked) private var targetsLeft = 0
     /// Whether a search stopped at the deadline.
     @exclusivity(unchecked) private(set) var cutShort = false
@@ -74,6 +75,8 @@ final class RetainerSearch {
     private static let reached: UInt8 = 1
     private static let excluded: UInt8 = 2
     private static let target: UInt8 = 4
+    /// While the objects of attached nodes are added: a detached node's object.
+    private static let notRoot: UInt8 = 8
 
     /// A search over `graph` for `targets` (blocks), until `deadline` on `clock`.
     init(graph: HeapGraph, targets: [Int32], deadline: UInt64, clock: @escaping () -> UInt64) {
@@ -99,12 +102,48 @@ final class RetainerSearch {
 
     // MARK: From the roots
 
-    /// Adds the objects of attached nodes as roots.
-    func addAttached(_ objects: [(block: Int32, nodeID: UInt64)]) {
-        for (block, nodeID) in objects where flags[Int(block)] & (Self.reached | Self.target) == 0 {
-            roots.append(.attached(nodeID: nodeID))
-            reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+    /// Adds the objects of attached nodes as roots (the first roots): each of `objects` in a
+    /// block in use, unless its block is one of `detached` (an object that a detached node
+    /// shares, which holds nothing as a root).
+    func addAttached(_ objects: [RetainerAnalysis.NodeObject], unless detached: [Int32]) {
+        for block in detached { flags[Int(block)] |= Self.notRoot }
+        defer { for block in detached { flags[Int(block)] &= ~Self.notRoot } }
+        let index = graph.index
+        let flags = self.flags
+        let skipped = Self.reached | Self.target | Self.notRoot
+        guard roots.isEmpty, attachedRoots.isEmpty else {
+            for object in objects {
+                let block = index.block(at: object.address.address)
+                guard block >= 0, flags[Int(block)] & skipped == 0 else { continue }
+                reach(block, from: add(.attached(nodeID: object.nodeID)), offset: 0)
+            }
+            return
         }
+        // Hundreds of thousands of them: root `n` is the `n`th object (see ``root(_:)``), so
+        // that no root is made for each.
+        attachedRoots = objects
+        objects.withUnsafeBufferPointer { objects in
+            for position in objects.indices {
+                let block = index.block(at: objects[position].address.address)
+                guard block >= 0, flags[Int(block)] & skipped == 0 else { continue }
+                reach(block, from: -2 - Int32(position), offset: 0)
+            }
+        }
+    }
+
+    /// The objects of attached nodes that are roots `0..<attachedRoots.count`; ``roots`` follow.
+    @exclusivity(unchecked) private var attachedRoots: [RetainerAnalysis.NodeObject] = []
+
+    /// Adds `root`: what a block that it reaches is reached from.
+    @inline(__always)
+    private func add(_ root: Root) -> Int32 {
+        roots.append(root)
+        return -2 - Int32(attachedRoots.count + roots.count - 1)
+    }
+
+    /// Root number `number` (a block reached from it links to `-2 - number`).
+    private func root(_ number: Int) -> Root {
+        number < attachedRoots.count ? .attached(nodeID: attachedRoots[number].nodeID) : roots[number - attachedRoots.count]
     }
 
     /// From now on, enters the frames of async tasks, those met so far first.
@@ -123,8 +162,7 @@ final class RetainerSearch {
     /// Adds objects on cycles as the starts of paths to what only they keep.
     func addCycleMembers(_ blocks: [Int32]) {
         for block in blocks where flags[Int(block)] & Self.reached == 0 {
-            roots.append(.cycleMember(block: block))
-            reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+            reach(block, from: add(.cycleMember(block: block)), offset: 0)
         }
     }
 
@@ -157,8 +195,7 @@ final class RetainerSearch {
                             return isRoot(region.start + UInt(word * 8), path)
                         }) ?? true
                     {
-                        roots.append(.word(address: region.start + UInt(word * 8), region: position))
-                        reach(block, from: -2 - Int32(roots.count - 1), offset: 0)
+                        reach(block, from: add(.word(address: region.start + UInt(word * 8), region: position)), offset: 0)
                     }
                 }
                 word += 1
@@ -228,7 +265,7 @@ final class RetainerSearch {
             edges.append((via[Int(block)].holder, Int(via[Int(block)].offset)))
             block = via[Int(block)].holder
         }
-        let root = roots[Int(-2 - via[Int(block)].holder)]
+        let root = root(Int(-2 - via[Int(block)].holder))
         return Path(root: root, start: block, edges: edges.reversed())
     }
 
