@@ -1,6 +1,6 @@
 // test-host: a host process on the Nodes runtime for the agent's end-to-end tests. It reports
 // through the agent that NODESCOPE_SOCKET enables, and prints what it did on stdout.
-// Usage: test-host tree3 | churn S | wait-connect S | exit-after-detach | serve S | random SEED EVENTS | pulse N
+// Usage: test-host tree3 | churn S | wait-connect S | exit-after-detach [LATE_MS] | serve S | random SEED EVENTS | pulse N
 import Glibc
 import Nodes
 import SeededRandom
@@ -129,25 +129,25 @@ func runTree3() {
 
 /// Detaches two nodes just before a normal exit: "Late", whose context a timer releases after
 /// 300 ms, and "Leak", whose context is kept forever. The exit hold decides what is seen.
-func detachBeforeExit(of root: HostFlow) {
+func detachBeforeExit(of root: HostFlow, lateAfterMilliseconds: UInt64 = 300) {
     let late = root.show("Late")
     let leak = root.show("Leak")
     leakedContexts.append(leak.context)
     nonisolated(unsafe) var keeper: AnyObject? = late.context
-    GraceTimer.shared.schedule(afterNanoseconds: 300_000_000) { keeper = nil }
+    GraceTimer.shared.schedule(afterNanoseconds: lateAfterMilliseconds * 1_000_000) { keeper = nil }
     root.hide(late)
     root.hide(leak)
     _ = keeper
 }
 
-func runExitAfterDetach() {
+func runExitAfterDetach(lateAfterMilliseconds: UInt64) {
     let root = keptRoot(HostFlow("Root"))
     guard waitForConnection(seconds: 10) else {
         emit("NOT CONNECTED")
         exit(3)
     }
     root._start()
-    detachBeforeExit(of: root)
+    detachBeforeExit(of: root, lateAfterMilliseconds: lateAfterMilliseconds)
     emit("DETACHED \(milliseconds())")
 }
 
@@ -302,7 +302,7 @@ let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "tree3": runTree3()
 case "churn": runChurn(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 3 : 3)
-case "exit-after-detach": runExitAfterDetach()
+case "exit-after-detach": runExitAfterDetach(lateAfterMilliseconds: arguments.count > 2 ? UInt64(arguments[2]) ?? 300 : 300)
 case "hostile-names": runHostileNames(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 60 : 60)
 case "serve": runServe(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 60 : 60)
 case "random":
@@ -313,6 +313,6 @@ case "wait-connect": runWaitConnect(seconds: arguments.count > 2 ? Double(argume
 case "pulse": runPulse(count: arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20, interval: 150)
 default:
     fail(
-        "usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach | serve SECONDS | hostile-names SECONDS | random SEED EVENTS | pulse COUNT",
+        "usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach [LATE_MS] | serve SECONDS | hostile-names SECONDS | random SEED EVENTS | pulse COUNT",
         status: 2)
 }
