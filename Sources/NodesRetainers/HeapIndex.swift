@@ -290,7 +290,7 @@ final class HeapIndex {
             // Each header gives the next one: ask for the memory well ahead of it now (chunks
             // lie in address order), so that the walk does not wait for every line in turn.
             let end = region.end
-            while chunk + 32 <= region.end {
+            while chunk + 32 <= end {
                 if chunk + Self.walkAhead < end { ProcessMemory.prefetch(copy + Int(chunk + Self.walkAhead - base)) }
                 let sizeWord = word(chunk + 8)
                 let size = sizeWord & ~7

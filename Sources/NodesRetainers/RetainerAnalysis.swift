@@ -430,8 +430,9 @@ package final class RetainerAnalysis {
             detachedObjects[block] = object.nodeID
             if let role = object.role { roles[block] = role }
         }
-        let search = RetainerSearch(graph: graph, targets: Array(located.values), deadline: deadline, clock: clock)
-        search.addAttached(attached, unless: Array(detachedObjects.keys))
+        let search = RetainerSearch(
+            graph: graph, targets: Array(located.values), attached: attached, detached: Array(detachedObjects.keys),
+            deadline: deadline, clock: clock)
         let isRuntimeCache = globals.runtimeCacheTest(map: snapshot.map)
         search.addWords(of: { if case .imageData = $0 { true } else { false } }, isRoot: { !isRuntimeCache($0, $1) })
         search.run()

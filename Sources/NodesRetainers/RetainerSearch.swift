@@ -42,7 +42,7 @@ final class RetainerSearch {
     private let deadline: UInt64
 
     /// Per block: bit 0 reached from a root, bit 1 never entered (a weak reference's side table),
-    /// bit 2 a target, bit 3 no root (while attached nodes' objects are added).
+    /// bit 2 a target, bit 3 no root (while attached nodes' objects are made roots).
     private let flags: UnsafeMutableBufferPointer<UInt8>
     /// Per block reached: the block that refers to it (or -2 - its root's index), and where.
     private let via: UnsafeMutableBufferPointer<Link>
@@ -75,16 +75,23 @@ final class RetainerSearch {
     private static let reached: UInt8 = 1
     private static let excluded: UInt8 = 2
     private static let target: UInt8 = 4
-    /// While the objects of attached nodes are added: a detached node's object.
+    /// While the objects of attached nodes are made roots: a detached node's object.
     private static let notRoot: UInt8 = 8
 
-    /// A search over `graph` for `targets` (blocks), until `deadline` on `clock`.
-    init(graph: HeapGraph, targets: [Int32], deadline: UInt64, clock: @escaping () -> UInt64) {
+    /// A search over `graph` for `targets` (blocks), until `deadline` on `clock`, from the
+    /// objects of attached nodes `attached` (each in a block in use, unless its block is one of
+    /// `detached`: an object that a detached node shares holds nothing as a root).
+    init(
+        graph: HeapGraph, targets: [Int32], attached: [RetainerAnalysis.NodeObject], detached: [Int32],
+        deadline: UInt64, clock: @escaping () -> UInt64
+    ) {
         self.graph = graph
         self.deadline = deadline
         self.clock = clock
+        attachedRoots = attached
         let count = graph.count
-        flags = tables.zeroed(count, as: UInt8.self)
+        let flags = tables.zeroed(count, as: UInt8.self)
+        self.flags = flags
         // Read only for blocks reached, which are written first: never filled.
         via = tables.zeroed(count, as: Link.self)
         queue = tables.zeroed(count, as: Int32.self)
@@ -92,6 +99,17 @@ final class RetainerSearch {
             flags[Int(target)] |= Self.target
             targetsLeft += 1
         }
+        for block in detached { flags[Int(block)] |= Self.notRoot }
+        let index = graph.index
+        let skipped = Self.reached | Self.target | Self.notRoot
+        attached.withUnsafeBufferPointer { objects in
+            for position in objects.indices {
+                let block = index.block(at: objects[position].address.address)
+                guard block >= 0, flags[Int(block)] & skipped == 0 else { continue }
+                reach(block, from: -2 - Int32(position), offset: 0)
+            }
+        }
+        for block in detached { flags[Int(block)] &= ~Self.notRoot }
     }
 
     /// Where the per-block tables are.
@@ -102,37 +120,9 @@ final class RetainerSearch {
 
     // MARK: From the roots
 
-    /// Adds the objects of attached nodes as roots (the first roots): each of `objects` in a
-    /// block in use, unless its block is one of `detached` (an object that a detached node
-    /// shares, which holds nothing as a root).
-    func addAttached(_ objects: [RetainerAnalysis.NodeObject], unless detached: [Int32]) {
-        for block in detached { flags[Int(block)] |= Self.notRoot }
-        defer { for block in detached { flags[Int(block)] &= ~Self.notRoot } }
-        let index = graph.index
-        let flags = self.flags
-        let skipped = Self.reached | Self.target | Self.notRoot
-        guard roots.isEmpty, attachedRoots.isEmpty else {
-            for object in objects {
-                let block = index.block(at: object.address.address)
-                guard block >= 0, flags[Int(block)] & skipped == 0 else { continue }
-                reach(block, from: add(.attached(nodeID: object.nodeID)), offset: 0)
-            }
-            return
-        }
-        // Hundreds of thousands of them: root `n` is the `n`th object (see ``root(_:)``), so
-        // that no root is made for each.
-        attachedRoots = objects
-        objects.withUnsafeBufferPointer { objects in
-            for position in objects.indices {
-                let block = index.block(at: objects[position].address.address)
-                guard block >= 0, flags[Int(block)] & skipped == 0 else { continue }
-                reach(block, from: -2 - Int32(position), offset: 0)
-            }
-        }
-    }
-
-    /// The objects of attached nodes that are roots `0..<attachedRoots.count`; ``roots`` follow.
-    @exclusivity(unchecked) private var attachedRoots: [RetainerAnalysis.NodeObject] = []
+    /// The objects of attached nodes, the first roots: root `n` is the `n`th (see ``root(_:)``),
+    /// so that no root is made for each of hundreds of thousands; ``roots`` follow.
+    private let attachedRoots: [RetainerAnalysis.NodeObject]
 
     /// Adds `root`: what a block that it reaches is reached from.
     @inline(__always)
