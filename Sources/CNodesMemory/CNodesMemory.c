@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #if defined(__linux__)
 #include <dlfcn.h>
@@ -423,6 +426,18 @@ int cnm_interrupt_shows(long call) {
     case SYS_rt_sigtimedwait:
     case SYS_connect:
     case SYS_io_getevents:
+    // A write that blocks (a full pipe or socket) and is interrupted after some bytes went
+    // returns their count, SA_RESTART or not: a program that sends in one call, as many do,
+    // would lose the rest.
+    case SYS_write:
+    case SYS_writev:
+    case SYS_pwrite64:
+    case SYS_pwritev:
+    case SYS_sendto:
+    case SYS_sendmsg:
+#ifdef SYS_sendmmsg
+    case SYS_sendmmsg:
+#endif
         return 1;
     default:
         return 0;
@@ -506,4 +521,14 @@ __attribute__((noinline)) void cnm_scrub_stack(size_t length) {
     char buffer[length];
     memset(buffer, 0, length);
     __asm__ __volatile__("" : : "r"(buffer) : "memory");
+}
+
+int cnm_has_popcount(void) {
+#if defined(__x86_64__)
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+    return (ecx & bit_POPCNT) != 0;
+#else
+    return 1;
+#endif
 }

@@ -167,7 +167,8 @@ final class MemorySnapshot {
     /// so that no frame that has returned reads as a holder. A thread that runs has no stack
     /// pointer in `/proc` (its stack is otherwise read from its lowest page in use, old frames
     /// included), and one that waits may wake before the memory is read. Threads blocked in a
-    /// call that an interruption would end (a sleep, a poll) keep the stack pointer of their call.
+    /// call that an interruption would end (a sleep, a poll) or cut short (a blocked write) keep the
+    /// stack pointer of their call.
     /// Returns how many stacks were copied.
     @discardableResult
     func captureStacks(milliseconds: Int) -> Int {

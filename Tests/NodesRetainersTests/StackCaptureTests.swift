@@ -96,6 +96,79 @@ import Glibc
         sleeper.join()
         #expect(sleeper.interrupted.load(ordering: .acquiring) == false)
     }
+
+    /// A thread blocked in one `send` of more than the socket holds is not interrupted: an
+    /// interrupted send that had sent some bytes returns their count, and a program that sends
+    /// in one call (a test's raw socket did) would lose the rest.
+    @Test func aThreadBlockedInASendIsNotCutShortByTheCapture() throws {
+        let sender = BlockedSender(bytes: 4 << 20)
+        sender.start()
+        defer { sender.finish() }
+        var waited = 0
+        while !sender.isBlockedInSend(), waited < 10_000 {
+            usleep(1_000)
+            waited += 1
+        }
+        try #require(sender.isBlockedInSend(), "the sender never blocked in its send")
+        let target = StaleTarget()
+        _ = RetainerAnalysisTests().analysis().explain(
+            [RetainerAnalysis.Target(target, nodeID: 44, objectIndex: 0)], attached: [], detached: [])
+        withExtendedLifetime(target) {}
+        #expect(sender.finish() == 4 << 20)
+    }
+}
+
+/// Sends `bytes` in one blocking `send` on a socket whose other end reads only when told to.
+final class BlockedSender: @unchecked Sendable {
+    // Unchecked: the descriptors and the handle are touched only by the test's thread.
+    private let bytes: Int
+    private var ends: [Int32] = [-1, -1]
+    private let sent = Atomic<Int>(-2)
+    private let inCall = Atomic<Int>(0)
+    private var thread = pthread_t()
+    private var started = false
+
+    init(bytes: Int) { self.bytes = bytes }
+
+    func start() {
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return }
+        started = true
+        let argument = Unmanaged.passRetained(self).toOpaque()
+        pthread_create(
+            &thread, nil,
+            { argument in
+                let sender = Unmanaged<BlockedSender>.fromOpaque(argument!).takeRetainedValue()
+                sender.inCall.store(ProcessMemory.currentThreadID, ordering: .releasing)
+                let payload = [UInt8](repeating: 7, count: sender.bytes)
+                let count = payload.withUnsafeBytes { send(sender.ends[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                sender.sent.store(count, ordering: .releasing)
+                return nil
+            }, argument)
+    }
+
+    /// Whether the thread is blocked in its send (as `/proc` shows it: in a call).
+    func isBlockedInSend() -> Bool {
+        let id = inCall.load(ordering: .acquiring)
+        guard id != 0, sent.load(ordering: .acquiring) == -2 else { return false }
+        return ThreadList.read().first { $0.id == id }?.call != nil
+    }
+
+    /// Reads everything sent until the send returns, and returns what it returned (-2 without
+    /// a socket).
+    @discardableResult
+    func finish() -> Int {
+        guard started else { return -2 }
+        started = false
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while sent.load(ordering: .acquiring) == -2 {
+            var entry = pollfd(fd: ends[1], events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, 50) > 0 { _ = recv(ends[1], &buffer, buffer.count, 0) }
+        }
+        pthread_join(thread, nil)
+        close(ends[0])
+        close(ends[1])
+        return sent.load(ordering: .acquiring)
+    }
 }
 
 /// Spins without a call in its loop (so it runs when the analysis comes) after planting the

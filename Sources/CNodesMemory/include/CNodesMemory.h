@@ -82,8 +82,8 @@ typedef struct {
 /// copied or `milliseconds` have passed. `captured` gets one entry per thread. Returns how many
 /// were copied, or -errno (`EBUSY` while another capture's copies are in use: call
 /// cnm_capture_done when done with them). Interrupted system calls restart (`SA_RESTART`), but
-/// those that never restart (sleeps, polls) fail with `EINTR`: leave their threads out
-/// (cnm_interrupt_shows).
+/// those that never restart (sleeps, polls) fail with `EINTR`, and a blocked write that had sent
+/// some bytes returns their count: leave their threads out (cnm_interrupt_shows).
 long cnm_capture_stacks(const long *threads, size_t count, const uintptr_t *starts, const uintptr_t *ends,
                         size_t rangeCount, int milliseconds, cnm_captured_stack *captured);
 
@@ -94,13 +94,30 @@ void cnm_capture_done(void);
 /// memory of the program's; 0 before.
 int cnm_capture_buffer(uintptr_t *start, uintptr_t *end);
 
-/// Whether the system call `call`, interrupted by a signal handler, fails with `EINTR` whatever
-/// `SA_RESTART` says (sleeps, polls, waits for signals, connect): a thread blocked in one is not
-/// interrupted by a capture.
+/// Whether the system call `call`, interrupted by a signal handler, shows it whatever
+/// `SA_RESTART` says: fails with `EINTR` (sleeps, polls, waits for signals, connect), or returns
+/// a short count (a write or send that blocked after some bytes went). A thread blocked in one is
+/// not interrupted by a capture.
 int cnm_interrupt_shows(long call);
 
 /// Asks the processor to bring the cache line at `address` in (no effect on correctness).
 static inline void cnm_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
+
+/// Whether the processor counts bits in one instruction (x86-64's `popcnt`; always elsewhere).
+/// The package builds for the baseline x86-64, where a count of bits is a dozen instructions.
+int cnm_has_popcount(void);
+
+/// The number of bits set in `word`, in one instruction: only where `cnm_has_popcount()` said so.
+/// (Written as the instruction itself, which needs no processor feature at build time.)
+static inline uint32_t cnm_popcount(uint64_t word) {
+#if defined(__x86_64__)
+    uint64_t count;
+    __asm__("popcntq %1, %0" : "=r"(count) : "r"(word) : "cc");
+    return (uint32_t)count;
+#else
+    return (uint32_t)__builtin_popcountll(word);
+#endif
+}
 
 /// The Swift runtime's demangler (exported by libswiftCore): returns a malloc'd string, or NULL
 /// when `mangledName` is not a Swift symbol.

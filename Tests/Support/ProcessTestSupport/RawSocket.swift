@@ -29,7 +29,17 @@ public struct RawSocket {
 
     /// Sends bytes, ignoring errors (the peer may already have closed).
     public func send(_ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        // A blocking send that a signal interrupts after some bytes went returns their count:
+        // send the rest.
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let count = Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return }
+                offset += count
+            }
+        }
     }
 
     /// Whether the peer closes the connection within `seconds` (reading and discarding).
