@@ -131,6 +131,9 @@ final class HeapIndex {
     }
 
     private var fallbackBase: UnsafeMutableRawPointer?
+    /// Whether the processor counts a word's bits in one instruction: every lookup counts the
+    /// blocks that start before its address in a bitmap word.
+    private let countsInOne = ProcessMemory.countsBitsInOne()
     /// `MADV_HUGEPAGE`: asked of the index's buffers and of a search's tables.
     static let hugePages: Int32 = 14
     /// The area of the last address found in a block, and of the last block read: a search
@@ -200,7 +203,7 @@ final class HeapIndex {
         let entry = bitmap[word]
         let bit = UInt64(1) << UInt64(granule & 63)
         guard entry.bits & bit != 0 else { return -1 }
-        return area.firstBlock + Int32(entry.rank) + Int32((entry.bits & (bit &- 1)).nonzeroBitCount)
+        return area.firstBlock + Int32(entry.rank) + Int32(ProcessMemory.bitCount(entry.bits & (bit &- 1), inOne: countsInOne))
     }
 
     /// The copy of block `block`, and how many of its bytes were copied.

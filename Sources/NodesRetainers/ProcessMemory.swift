@@ -78,6 +78,17 @@ enum ProcessMemory {
         cnm_prefetch(pointer)
     }
 
+    /// Whether the processor counts the bits of a word in one instruction (``bitCount(_:inOne:)``):
+    /// the package builds for the baseline x86-64, which has no such instruction.
+    static func countsBitsInOne() -> Bool { cnm_has_popcount() != 0 }
+
+    /// The number of bits set in `word`: in one instruction when `inOne` (what
+    /// ``countsBitsInOne()`` said), else as the language counts them.
+    @inline(__always)
+    static func bitCount(_ word: UInt64, inOne: Bool) -> Int {
+        inOne ? Int(cnm_popcount(word)) : word.nonzeroBitCount
+    }
+
     /// Forks a child holding a frozen copy of this process's memory (``FrozenChild``), which keeps
     /// the descriptor `keep` open and no other past 2. The parent gets the child's pid and a pidfd
     /// (-1 without one); the child gets pid 0.
