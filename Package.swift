@@ -253,8 +253,7 @@ let package = Package(
 
         .testTarget(name: "NodescopeWireTests", dependencies: ["NodescopeWire", "SeededRandom"], exclude: ["Fixtures"]),
         .testTarget(name: "NodesDebugTests", dependencies: ["NodesDebug", "NodesTracking", "NodesTesting", "SeededRandom"]),
-        // The retainer analyses scan this very test process's memory: tools/test runs them in a
-        // process of their own, after the rest.
+        // The retainer analyses scan this very test process's memory, beside every other test.
         .testTarget(
             name: "NodesRetainersTests",
             dependencies: ["NodesRetainers", "NodesTracking", "NodesDebug", "NodescopeWire", "SeededRandom"]),
@@ -281,7 +280,8 @@ let package = Package(
         .testTarget(
             name: "NodescopeExportTests",
             dependencies: [
-                "NodescopeExport", "NodescopeCollector", "NodescopeReports", .target(name: "NodescopeOTLPProto", condition: .when(traits: ["Export"])),
+                "NodescopeExport", "NodescopeCollector", "NodescopeReports",
+                .target(name: "NodescopeOTLPProto", condition: .when(traits: ["Export"])),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["Export"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Export"])),
             ]),
