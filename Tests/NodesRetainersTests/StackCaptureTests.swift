@@ -138,8 +138,9 @@ final class BlockedSender: @unchecked Sendable {
             &thread, nil,
             { argument in
                 let sender = Unmanaged<BlockedSender>.fromOpaque(argument!).takeRetainedValue()
-                sender.inCall.store(ProcessMemory.currentThreadID, ordering: .releasing)
+                // Made first, so that the call that `/proc` shows next is the send.
                 let payload = [UInt8](repeating: 7, count: sender.bytes)
+                sender.inCall.store(ProcessMemory.currentThreadID, ordering: .releasing)
                 let count = payload.withUnsafeBytes { send(sender.ends[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 sender.sent.store(count, ordering: .releasing)
                 return nil
