@@ -1,5 +1,8 @@
 /// A host's tree, or a subtree of it, at the moment of the query.
 ///
+/// ``wallNanos`` says when the tree stood so: the collector is clockless, so whoever answers
+/// (the daemon, a recording's replay) stamps it.
+///
 /// ``nodes`` is in depth-first pre-order, children in attach order (ascending id). When the view
 /// is depth-limited, the nodes whose children were cut are listed in ``truncatedChildren``.
 public struct TreeView: Sendable, Equatable, Codable {
@@ -18,11 +21,16 @@ public struct TreeView: Sendable, Equatable, Codable {
     /// Where the whole process's nodes stand (not only the view's), as `ps` counts them; nil
     /// when unknown (a tree read from a file written before counts existed).
     public var counts: NodeCounts?
+    /// When the tree stood so, ns since the Unix epoch: the time of the question for a process
+    /// still connected, the end of an ended one, the instant a recording was replayed to. Nil
+    /// when unknown (a tree read from a file written before the stamp existed); a diagram's title
+    /// states it, so that a tree drawn live and from its recording says the same.
+    public var wallNanos: UInt64?
 
     /// Creates a view.
     public init(
         session: SessionID, pid: UInt32, processName: String, nodes: [NodeInfo],
-        truncatedChildren: [UInt64: Int] = [:], counts: NodeCounts? = nil
+        truncatedChildren: [UInt64: Int] = [:], counts: NodeCounts? = nil, wallNanos: UInt64? = nil
     ) {
         self.session = session
         self.pid = pid
@@ -30,10 +38,11 @@ public struct TreeView: Sendable, Equatable, Codable {
         self.nodes = nodes
         self.truncatedChildren = truncatedChildren
         self.counts = counts
+        self.wallNanos = wallNanos
     }
 
     private enum CodingKeys: String, CodingKey {
-        case session, pid, processName, nodes, truncatedChildren, counts
+        case session, pid, processName, nodes, truncatedChildren, counts, wallNanos
     }
 
     /// Decodes a view; ``truncatedChildren`` is read from an object keyed by decimal node ids.
@@ -55,6 +64,7 @@ public struct TreeView: Sendable, Equatable, Codable {
         }
         truncatedChildren = truncated
         counts = try container.decodeIfPresent(NodeCounts.self, forKey: .counts)
+        wallNanos = try container.decodeIfPresent(UInt64.self, forKey: .wallNanos)
     }
 
     /// Encodes a view; ``truncatedChildren`` becomes an object keyed by decimal node ids.
@@ -68,5 +78,6 @@ public struct TreeView: Sendable, Equatable, Codable {
         for (id, count) in truncatedChildren { cut[String(id)] = count }
         try container.encode(cut, forKey: .truncatedChildren)
         try container.encodeIfPresent(counts, forKey: .counts)
+        try container.encodeIfPresent(wallNanos, forKey: .wallNanos)
     }
 }

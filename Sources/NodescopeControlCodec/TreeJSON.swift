@@ -72,7 +72,12 @@ package struct TreeJSON {
             bytes.append(UInt8(ascii: ":"))
             signed(count)
         }
-        raw("}}")
+        raw("}")
+        if let wall = view.wallNanos {
+            raw(",\"wallNanos\":")
+            number(wall)
+        }
+        raw("}")
     }
 
     private mutating func write(_ node: NodeInfo) {

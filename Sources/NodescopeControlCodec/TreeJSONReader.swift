@@ -58,6 +58,7 @@ private struct Cursor {
         var nodes: [NodeInfo]?
         var truncated: [UInt64: Int]?
         var counts: NodeCounts?
+        var wallNanos: UInt64?
         try object { (cursor, key) throws(TreeJSONReader.Failure) in
             switch key {
             case "session": session = try cursor.unsigned()
@@ -75,6 +76,7 @@ private struct Cursor {
                 }
                 truncated = cut
             case "counts": counts = try cursor.decodedWhole(NodeCounts.self)
+            case "wallNanos": wallNanos = try cursor.unsigned()
             default: try cursor.skipValue()
             }
         }
@@ -83,7 +85,7 @@ private struct Cursor {
         }
         return TreeView(
             session: SessionID(rawValue: session), pid: pid, processName: processName, nodes: nodes, truncatedChildren: truncated,
-            counts: counts)
+            counts: counts, wallNanos: wallNanos)
     }
 
     mutating func node() throws(TreeJSONReader.Failure) -> NodeInfo {

@@ -19,6 +19,27 @@ package struct RecordingReplay: Sendable {
     /// What went wrong short of an error: the reader's warnings, and a record that could not
     /// be applied (the replay stops before it).
     package var warnings: [String]
+    /// When the recorded stream ended (the arrival of its end, on the recorder's clock); nil
+    /// while it runs at the instant.
+    package var endedAtNanos: UInt64?
+    /// The time asked for, on the recorder's clock, no later than the recording's last record;
+    /// nil for the end and for `event:N`.
+    package var targetNanos: UInt64?
+    /// The recording's start on the recorder's two clocks (its header's pair).
+    package var startMonotonicNanos: UInt64
+    /// The wall clock at ``startMonotonicNanos``, ns since the Unix epoch.
+    package var startWallNanos: UInt64
+
+    /// When the replayed tree stands so, ns since the Unix epoch: the stream's end once it had
+    /// ended; otherwise the time asked for, or for the end and `event:N` the arrival of the last
+    /// record applied. The daemon maps its clock to the wall clock through the same pair, so a
+    /// tree read live and replayed to the end carry the same stamp.
+    package var wallNanos: UInt64 {
+        let instant = endedAtNanos ?? max(arrivalNanos, targetNanos ?? arrivalNanos)
+        if instant < startMonotonicNanos { return startWallNanos - min(startWallNanos, startMonotonicNanos - instant) }
+        let (sum, overflow) = startWallNanos.addingReportingOverflow(instant - startMonotonicNanos)
+        return overflow ? .max : sum
+    }
 
     /// What one applied record changed, for ``replay(_:at:observing:)``.
     package struct Step {

@@ -17,6 +17,8 @@ package struct ReplayCursor: Sendable {
     private var mapping: HostClockMapping
     /// Set when a record could not be read or applied: nothing after it is applied, ever.
     private var isStopped = false
+    /// The arrival of the recording's last record (a replay's time asked for goes no later).
+    private let lastArrivalNanos: UInt64
 
     /// A cursor before the first record of `reader`: a session opened with the header's hello.
     package init(_ reader: RecordingReader) {
@@ -34,9 +36,11 @@ package struct ReplayCursor: Sendable {
         self.clocks = clocks
         self.mapping = HostClockMapping(helloTime: header.hello.monotonicNanos, now: header.startMonotonicNanos, relation: clocks)
         self.records = reader.records()
+        self.lastArrivalNanos = max(reader.lastArrivalNanos, header.startMonotonicNanos)
         self.replay = RecordingReplay(
             collector: collector, session: session, recordsApplied: 0, arrivalNanos: header.startMonotonicNanos,
-            hasEnded: false, warnings: reader.warnings)
+            hasEnded: false, warnings: reader.warnings, startMonotonicNanos: header.startMonotonicNanos,
+            startWallNanos: header.startWallNanos)
     }
 
     /// Whether advancing this cursor can reach `instant`: it has applied no record that a replay
@@ -55,8 +59,9 @@ package struct ReplayCursor: Sendable {
     /// for `event:N`), from where the cursor is. A cursor that is already past `instant` stays
     /// where it is (see ``canReach(_:)``). `observe`, if given, is told what each record changed.
     package mutating func advance(to instant: ReplayInstant, observing observe: ((RecordingReplay.Step) -> Void)? = nil) {
-        guard !isStopped else { return }
         let target = RecordingReplay.target(instant, header: header)
+        replay.targetNanos = target.map { min($0, lastArrivalNanos) }
+        guard !isStopped else { return }
         var changes: [TreeChange] = []
         changes.reserveCapacity(16)
         while true {
@@ -112,19 +117,25 @@ package struct ReplayCursor: Sendable {
             if case .goodbye = message {
                 changes += replay.collector.endSession(replay.session, normally: true, now: item.arrivalNanos)
                 replay.hasEnded = true
+                replay.endedAtNanos = item.arrivalNanos
             }
         case .gap:
-            if !replay.hasEnded { changes += replay.collector.endSession(replay.session, normally: false, now: item.arrivalNanos) }
+            if !replay.hasEnded {
+                changes += replay.collector.endSession(replay.session, normally: false, now: item.arrivalNanos)
+                replay.endedAtNanos = item.arrivalNanos
+            }
             replay.hasEnded = true
         case .restart:
             if !replay.hasEnded { changes += replay.collector.endSession(replay.session, normally: false, now: item.arrivalNanos) }
             replay.session = replay.collector.openSession(header.hello, now: item.arrivalNanos, clocks: clocks)
             mapping = HostClockMapping(helloTime: header.hello.monotonicNanos, now: item.arrivalNanos, relation: clocks)
             replay.hasEnded = false
+            replay.endedAtNanos = nil
         case .end(let how):
             if !replay.hasEnded, how != .stopped {
                 changes += replay.collector.endSession(replay.session, normally: how == .normal, now: item.arrivalNanos)
                 replay.hasEnded = true
+                replay.endedAtNanos = item.arrivalNanos
             }
         }
         return true

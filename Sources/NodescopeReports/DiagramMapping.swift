@@ -6,9 +6,9 @@ import NodescopeGraphviz
 /// a style per state, and a note on leaks with how long the node outlived its detach.
 package enum DiagramMapping {
     /// The diagram of `view`; the nodes in `fullRetainerPaths` show their retainer paths hop by hop.
-    package static func diagram(
-        for view: TreeView, leaks: [LeakRecord] = [], fullRetainerPaths: Set<UInt64> = [], at date: Date = Date()
-    ) -> Diagram {
+    /// Its title names the process and, when the view carries it, when the tree stood so (the
+    /// same for a tree read live and from its recording, never the time of drawing).
+    package static func diagram(for view: TreeView, leaks: [LeakRecord] = [], fullRetainerPaths: Set<UInt64> = []) -> Diagram {
         let records = Dictionary(leaks.map { ($0.nodeID, $0) }, uniquingKeysWith: { $1 })
         let nodes = view.nodes.map { node in
             DiagramNode(
@@ -25,7 +25,15 @@ package enum DiagramMapping {
         // The process's counts, in the words of `ps` and `tree` (of the nodes drawn when the view
         // carries none).
         let counts = Vocabulary.nodeCounts(view.counts ?? NodeCounts(nodes: view.nodes))
-        return Diagram(title: "\(view.processName) [pid \(view.pid)] at \(stamp.string(from: date))", subtitle: counts, nodes: nodes)
+        return Diagram(title: title(of: view), subtitle: counts, nodes: nodes)
+    }
+
+    /// `NAME [pid N] at 2026-11-27 09:41:07` (local time), without the time when the view has none.
+    static func title(of view: TreeView) -> String {
+        let name = "\(view.processName) [pid \(view.pid)]"
+        guard let wall = view.wallNanos else { return name }
+        let date = Date(timeIntervalSince1970: TimeInterval(wall / 1_000_000_000))
+        return "\(name) at \(stamp.string(from: date))"
     }
 
     /// `role: TypeName`, with repeated roles of one type counted: `worker: SyncWorker ×2`. The

@@ -170,6 +170,20 @@ package final class CollectorServer: Service, Sendable {
         }.get()
     }
 
+    /// Runs `body` on the collector's loop with the collector and a function that stamps a tree
+    /// of it with when it stands so, as the daemon's `tree` answers it; returns its result.
+    package func withCollector<T: Sendable>(
+        stamping body: @escaping @Sendable (Collector, _ stamp: (TreeView) -> TreeView) -> T
+    ) async throws -> T {
+        guard let hub = state.withLock({ $0.hub }) else {
+            throw ServerError(.notStarted, "the collector has not started: start() it first (or it failed to start)")
+        }
+        return try await loop.submit { [loop] in
+            let stamp = hub.value.stamping(now: loop.now.uptimeNanoseconds)
+            return body(hub.value.collector, stamp)
+        }.get()
+    }
+
     /// Runs `body` on the collector's loop with the collector, and returns its result.
     package func withCollector<T: Sendable>(_ body: @escaping @Sendable (Collector) -> T) async throws -> T {
         guard let hub = state.withLock({ $0.hub }) else {

@@ -34,7 +34,9 @@ package struct RecordedInstant: TreeSource {
         guard replay.collector.summary(replay.session) != nil else {
             throw ControlClient.Refusal(.notFound("the recording holds no process at that instant"))
         }
-        return try Self.answer(replay.collector.treeAnswer(process: argument(process), rootPath: rootPath, depth: depth))
+        var view = try Self.answer(replay.collector.treeAnswer(process: argument(process), rootPath: rootPath, depth: depth))
+        view.wallNanos = replay.wallNanos
+        return view
     }
 
     package func leaks(of process: String?) async throws -> [LeakRecord] {

@@ -109,7 +109,12 @@ package final class RecordingSource: Sendable {
         body += Array(#","process":"#.utf8)
         body += replay.collector.summary(replay.session).map { ControlBody.encode($0) } ?? Array("null".utf8)
         body += Array(#","tree":"#.utf8)
-        body += replay.collector.tree(replay.session).map { TreeJSON.encode($0) } ?? Array("null".utf8)
+        body +=
+            replay.collector.tree(replay.session).map { view in
+                var view = view
+                view.wallNanos = replay.wallNanos
+                return TreeJSON.encode(view)
+            } ?? Array("null".utf8)
         body += Array(#","leaks":"#.utf8) + ControlBody.encode(replay.collector.leaks(replay.session))
         body += Array("}".utf8)
         return body

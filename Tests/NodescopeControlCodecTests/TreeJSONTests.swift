@@ -21,6 +21,7 @@ struct TreeJSONTests {
         var random = SplitMix64(seed: 99)
         var view = Self.randomView(&random, nodes: 200, plain: true)
         view.truncatedChildren = [12: 3, 7: 1, 100: 9]
+        view.wallNanos = 1_795_737_600_123_456_789
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let foundation = try encoder.encode(view)
@@ -97,6 +98,6 @@ struct TreeJSONTests {
                     attached: random.below(1000), awaitingRelease: random.below(9), leaked: random.below(9),
                     retainedByGlobal: random.below(9), unverified: random.below(9), exitFlushCut: random.below(9),
                     releasedLate: random.below(9))
-            })
+            }, wallNanos: maybe { random.next() })
     }
 }

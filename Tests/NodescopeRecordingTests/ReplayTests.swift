@@ -66,6 +66,25 @@ struct ReplayTests {
         #expect(replay.collector.tree(replay.session)?.nodes.map(\.status) == whole.tree(wholeSession)?.nodes.map(\.status))
     }
 
+    /// A replayed tree is stamped with when it stood so: the time asked for, the last record
+    /// applied for `event:N`, and the stream's end (its goodbye) once it ended, however late
+    /// the time asked for; the wall clock through the header's pair, as the daemon maps it live.
+    @Test func aReplayedTreeStandsAtTheTimeAskedForAndAtItsEndOnceEnded() throws {
+        let fixture = StreamFixture(seed: 14, events: 500)
+        let reader = try RecordingReader(bytes: fixture.recording())
+        func wall(_ monotonic: UInt64) -> UInt64 { StreamFixture.header.startWallNanos + (monotonic - StreamFixture.start) }
+        #expect(RecordingReplay.replay(reader, at: .event(100)).wallNanos == wall(fixture.frames[99].arrival))
+        #expect(RecordingReplay.replay(reader, at: .event(0)).wallNanos == StreamFixture.header.startWallNanos)
+        let between = fixture.frames[200].arrival + 1
+        let atTime = RecordingReplay.replay(reader, at: .wall(wall(between)))
+        #expect(!atTime.hasEnded && atTime.wallNanos == wall(between))
+        let goodbye = try #require(fixture.frames.last { if case .goodbye = $0.message { true } else { false } })
+        let end = RecordingReplay.replay(reader, at: .end)
+        #expect(end.hasEnded && end.wallNanos == wall(goodbye.arrival))
+        let hourLater = RecordingReplay.replay(reader, at: .wall(wall(goodbye.arrival) + 3_600_000_000_000))
+        #expect(hourLater.wallNanos == end.wallNanos)
+    }
+
     @Test func instantsParse() {
         #expect(ReplayInstant(argument: "end") == .end)
         #expect(ReplayInstant(argument: "event:12") == .event(12))

@@ -28,13 +28,33 @@ struct ControlCommandHandlerTests {
         }
 
         /// The connection's request answered by its command's handler.
-        mutating func answer(_ command: ControlCommand, _ argument: String, depth: UInt32 = 0, id: UInt32 = 1) -> ControlAnswer {
+        mutating func answer(
+            _ command: ControlCommand, _ argument: String, depth: UInt32 = 0, id: UInt32 = 1, now: UInt64 = 5_000
+        ) -> ControlAnswer {
             let frame = ControlRequestFrame(requestID: id, command: command, argument: argument, depth: depth)
-            let request = ControlRequest(frame: frame, connection: connection, collector: collector)
+            let request = ControlRequest(
+                frame: frame, connection: connection, collector: collector, now: now, wallClock: WallClockMap(offset: Self.wallOffset))
             return command.handler.answer(request, subscriptions: &table)
         }
 
         var subscribers: [SubscriptionTable.Subscriber] { table.subscribers(of: session) }
+
+        /// The wall clock less the loop's clock in these tests: 2026-11-27 00:00:00 UTC.
+        static let wallOffset: Int64 = 1_795_737_600_000_000_000
+    }
+
+    @Test func aTreeIsStampedWithTheRequestsTimeWhileItsProcessRunsAndWithItsEndAfterward() throws {
+        var world = try World()
+        let running = try ControlBody.decode(TreeView.self, from: world.answer(.tree, "app", now: 7_000).body)
+        #expect(running.wallNanos == UInt64(World.wallOffset) + 7_000)
+        _ = world.collector.endSession(world.session, normally: true, now: 9_000)
+        // Asked later, the ended process's tree stands at its end, whatever the time of asking.
+        for now: UInt64 in [9_500, 60_000_000_000] {
+            let ended = try ControlBody.decode(TreeView.self, from: world.answer(.tree, "42", now: now).body)
+            #expect(ended.wallNanos == UInt64(World.wallOffset) + 9_000)
+        }
+        let subscribed = world.answer(.subscribe, "42", now: 70_000)
+        #expect(subscribed.status == .ok)
     }
 
     @Test func theTreeDepthCountsTheRootLevel() throws {

@@ -14,16 +14,30 @@ import Testing
         return (RecordedInstant(replay), replay)
     }
 
+    /// `view` stamped with the replay's instant, as a recording answers it.
+    static func stamped(_ view: TreeView?, _ replay: RecordingReplay) -> TreeView? {
+        view.map { view in
+            var view = view
+            view.wallNanos = replay.wallNanos
+            return view
+        }
+    }
+
     @Test func itAnswersWithTheCollectorsQueries() async throws {
         let (source, replay) = try Self.source()
         let collector = replay.collector
+        // The stream ended: its trees stand at its end, the goodbye (not the recording's end
+        // record, a nanosecond later here).
+        let ended = try #require(replay.endedAtNanos)
+        #expect(ended < replay.arrivalNanos)
+        #expect(replay.wallNanos == RecordingSourceTests.hello.wallNanos + (ended - RecordingSourceTests.start))
         // Left out, named by pid, or named by name: the recorded process.
         for process in [nil, "77", "app"] {
-            #expect(try await source.tree(of: process, rootPath: "", depth: nil) == collector.tree(replay.session))
+            #expect(try await source.tree(of: process, rootPath: "", depth: nil) == Self.stamped(collector.tree(replay.session), replay))
         }
         #expect(
             try await source.tree(of: nil, rootPath: "AppFlow/ProfileFlow", depth: 0)
-                == collector.tree(replay.session, rootPath: ["AppFlow", "ProfileFlow"], depth: 0))
+                == Self.stamped(collector.tree(replay.session, rootPath: ["AppFlow", "ProfileFlow"], depth: 0), replay))
         #expect(try await source.leaks(of: nil) == collector.leaks(nil))
         #expect(try await source.leaks(of: nil).map(\.path) == [["AppFlow", "ProfileFlow"]])
         #expect(try await source.processes() == collector.processes())
@@ -31,7 +45,7 @@ import Testing
         // The bodies are the documents a daemon sends.
         var body: [UInt8] = []
         try await source.treeBody(of: nil, rootPath: "", depth: nil) { body += $0 }
-        #expect(body == TreeJSON.encode(try #require(collector.tree(replay.session))))
+        #expect(body == TreeJSON.encode(try #require(Self.stamped(collector.tree(replay.session), replay))))
         #expect(try await source.leaksBody(of: "app") == ControlBody.encode(collector.leaks(replay.session)))
         // A recording's instant is fixed: nothing is waited for.
         #expect(try await source.awaitingRelease(of: nil, settlingWithin: 30) == 0)

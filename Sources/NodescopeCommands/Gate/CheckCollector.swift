@@ -117,7 +117,7 @@ final class CheckCollector: Sendable {
         var connected = 0
         while true {
             try? await Task.sleep(for: .milliseconds(25))
-            let now = try await read { collector in
+            let now = try await read { collector, _ in
                 let processes = collector.processes()
                 return (sessions: processes.count, connected: processes.filter(\.isConnected).count)
             }
@@ -130,10 +130,11 @@ final class CheckCollector: Sendable {
             // Hosts that outlive the command (daemons it started): their pending graces run out now.
             try? await Task.sleep(for: .nanoseconds(graceNanos + 50_000_000))
         }
-        var findings = try await read { collector in
+        var findings = try await read { collector, stamp in
             let leaks = collector.leaks(nil)
             var trees: [SessionID: TreeView] = [:]
-            for session in Set(leaks.map(\.session)) { trees[session] = collector.tree(session) }
+            // Each stamped with when it stands so, as the daemon's `tree` answers: a picture says when.
+            for session in Set(leaks.map(\.session)) { trees[session] = collector.tree(session).map(stamp) }
             return CheckFindings(processes: collector.processes(), leaks: leaks, trees: trees, tests: collector.tests(nil))
         }
         // The closures on retainer paths by their source, on this side, after the run; the trees'
@@ -162,9 +163,11 @@ final class CheckCollector: Sendable {
         rmdir(directory)
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Collector) -> T) async throws(CLIError) -> T {
+    private func read<T: Sendable>(
+        _ body: @escaping @Sendable (Collector, _ stamp: (TreeView) -> TreeView) -> T
+    ) async throws(CLIError) -> T {
         do {
-            return try await server.withCollector(body)
+            return try await server.withCollector(stamping: body)
         } catch {
             throw CLIError("cannot read the private collector: \(error)")
         }

@@ -7,7 +7,7 @@ import NodescopeWire
 enum SubscribeHandler: ControlCommandHandler {
     static func answer(_ request: ControlRequest, subscriptions: inout SubscriptionTable) -> ControlAnswer {
         request.aboutNamedProcess { session in
-            let view = request.collector.tree(session)
+            let view = request.collector.tree(session).map(request.stamped)
             // An ended session has no subscribers left: its end is all there is to follow.
             if let summary = request.collector.summary(session), summary.endedAtNanos != nil {
                 return .ok(view, events: [.sessionEnded(normally: summary.endedNormally ?? false)])

@@ -57,6 +57,9 @@ final class CollectorHub {
     private var recorders: [SessionID: [SessionRecorder]] = [:]
     /// Recordings asked for processes that have not connected yet.
     private var pendingRecordings: [(order: RecordOrder, client: ConnectionID, requestID: UInt32)] = []
+    /// The pairing of the loop's clock with the wall clock, through which every wall-clock time
+    /// the daemon states goes (a recording's start, the instant a tree stands at).
+    private var wallClock = WallClockMap()
     /// The hello and clock relation of each connected host (a recording's header).
     private var helloOf: [SessionID: (hello: Hello, version: UInt16, clocks: ClockRelation)] = [:]
 
@@ -196,6 +199,13 @@ final class CollectorHub {
         updateRetentionTimer(now: now)
     }
 
+    /// What stamps a tree of the collector as it stands now (``WallClockMap/stamped(_:in:now:)``).
+    func stamping(now: UInt64) -> (TreeView) -> TreeView {
+        wallClock.refresh()
+        let (clock, collector) = (wallClock, collector)
+        return { clock.stamped($0, in: collector, now: now) }
+    }
+
     /// Ends a host's session at `now`: `normally` after its goodbye, otherwise abnormally.
     func endHost(_ session: SessionID, normally: Bool, now: UInt64) {
         hosts[session] = nil
@@ -224,7 +234,8 @@ final class CollectorHub {
     func handle(_ request: ControlRequestFrame, from connection: ConnectionID, now: UInt64) -> SubscriptionTable.RequestAdmission {
         let admission = subscriptions.admitRequest(from: connection)
         guard admission == .answer else { return admission }
-        let asked = ControlRequest(frame: request, connection: connection, collector: collector)
+        wallClock.refresh()
+        let asked = ControlRequest(frame: request, connection: connection, collector: collector, now: now, wallClock: wallClock)
         let answer = request.command.handler.answer(asked, subscriptions: &subscriptions)
         if let question = answer.askHost {
             ask(question, for: request.requestID, of: connection)
@@ -320,10 +331,11 @@ final class CollectorHub {
             case .same: 1
             case .different: 2
             }
+        wallClock.refresh()
         let header = RecordingHeader(
             protocolVersion: info.version, pid: info.hello.pid, processName: info.hello.processName,
             helloMonotonicNanos: info.hello.monotonicNanos, helloWallNanos: info.hello.wallNanos, startMonotonicNanos: now,
-            startWallNanos: SessionRecorder.wallNanos(atMonotonic: now), clockRelation: clocks, graceNanos: collector.settings.graceNanos,
+            startWallNanos: wallClock.wallNanos(atMonotonic: now), clockRelation: clocks, graceNanos: collector.settings.graceNanos,
             holdExit: collector.settings.holdExit, startsMidSession: midSession)
         let bound = NIOLoopBound(self, eventLoop: eventLoop)
         let loop = eventLoop

@@ -66,22 +66,6 @@ final class SessionRecorder {
         _ = sink.enqueue(items)
     }
 
-    /// The wall clock at `monotonic`, an earlier reading of the event loop's clock: the wall
-    /// clock now, less the time since then, both read together. A recording's header pairs its
-    /// start's two clocks so, and `--at` maps a wall-clock time through the pair: reading the
-    /// wall clock only when the header was made (after the loop had waited for the recordings'
-    /// thread to start) made a loaded machine's replay at a wall-clock time show the tree the
-    /// collector had that wait earlier.
-    static func wallNanos(atMonotonic monotonic: UInt64) -> UInt64 {
-        let before = NIODeadline.now().uptimeNanoseconds
-        let wall = wallNanos()
-        let after = NIODeadline.now().uptimeNanoseconds
-        let middle = before / 2 + after / 2 + (before % 2 + after % 2) / 2
-        if middle >= monotonic { return wall - min(wall, middle - monotonic) }
-        let (later, overflow) = wall.addingReportingOverflow(monotonic - middle)
-        return overflow ? wall : later
-    }
-
     /// The recorder's wall clock, ns since the Unix epoch.
     static func wallNanos() -> UInt64 {
         var spec = timespec()
