@@ -94,7 +94,7 @@ struct CollectorConnection {
     }
 
     /// Writes the rest of the frame being written, then one final message, waiting a little for
-    /// the socket to take them.
+    /// the socket to take them, and making room for them in the socket's buffer when it is full.
     ///
     /// Whole frames still queued behind it are given up: the link says its goodbye with frames
     /// unsent only when the exit flush's bound has run out (`flushIncomplete`, which tells the
@@ -105,6 +105,9 @@ struct CollectorConnection {
         let end = Self.endOfFrame(at: sentOffset, in: outgoing)
         var bytes = Array(outgoing[sentOffset..<end])
         encoder.encode(message, into: &bytes)
+        // A collector stopped while the process exits has let the socket fill: room is made, so
+        // the goodbye still goes (the session then ends as cut, not abnormally).
+        socket.makeRoom(for: bytes.count)
         _ = socket.send(bytes, from: 0, timeoutMilliseconds: waitMilliseconds)
     }
 

@@ -67,6 +67,32 @@ struct UnixSocketClient {
         return .success(offset)
     }
 
+    /// Makes room in the socket's send buffer for `count` more bytes, when what the collector
+    /// has not read yet leaves less: raises the buffer's size (the kernel allows up to
+    /// `net.core.wmem_max`, and doubles what is asked). For a connection's last bytes only: a
+    /// collector that is stopped or slow has let the buffer fill, and without room the goodbye
+    /// that says the exit flush was cut could not be sent, and the process would read as ended
+    /// abnormally. Best effort: where the calls fail, nothing changes.
+    func makeRoom(for count: Int) {
+        #if os(Linux)
+        guard descriptor >= 0 else { return }
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0 else { return }
+        // What the buffer holds, in the kernel's accounting (its blocks' whole sizes).
+        var queued: Int32 = 0
+        guard ioctl(descriptor, UInt(Self.outputQueueRequest), &queued) == 0 else { return }
+        // A block costs its bytes and about a kilobyte more: a margin for each.
+        let needed = Int(queued) + count + 16_384
+        guard needed > Int(size) else { return }
+        var asked = Int32(clamping: needed)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &asked, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    /// `SIOCOUTQ` (`TIOCOUTQ`): the bytes in a socket's send queue.
+    private static let outputQueueRequest: Int32 = 0x5411
+
     /// Reads what is available, waiting at most `timeoutMilliseconds`. Returns an empty array
     /// when nothing arrived in time, `.closed` at end of stream.
     func receive(timeoutMilliseconds: Int32) -> Result<[UInt8], Failure> {

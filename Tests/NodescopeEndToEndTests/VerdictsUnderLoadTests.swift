@@ -80,6 +80,34 @@ struct VerdictsUnderLoadTests {
         #expect(verdicts.isEmpty, "a clean app got \(verdicts)")
     }
 
+    /// A collector stopped for the whole of a large app's life and exit: the socket fills, and
+    /// the exit flush runs out its bound. The goodbye that says so still goes (the agent makes
+    /// room for it in the socket's buffer), so the process reads as exited with its flush cut,
+    /// as it was, and not as ended abnormally (a crash), as it did before.
+    @Test func aCollectorStoppedAcrossAnExitStillHearsThatTheFlushWasCut() throws {
+        let fixture = try DaemonFixture()
+        defer { fixture.stop() }
+        let host = try ChildProcess(
+            "sample-nodes", ["--quiet", "--pace", "300", "--nodes", "20000"],
+            environment: ["NODESCOPE_SOCKET": fixture.socket, "NODESCOPE_EXIT_FLUSH": "1"])
+        defer { host.stop() }
+        let pid = "\(host.process.processIdentifier)"
+        _ = try fixture.waitForProcesses(seconds: 30) { list in list.contains { "\($0.pid)" == pid } }
+        fixture.daemon.signal(SIGSTOP)
+        let status = host.waitForExit(seconds: 120)
+        fixture.daemon.signal(SIGCONT)
+        #expect(status == 0, "\(host.stderr)")
+        let processes = try fixture.waitForProcesses(seconds: 30) { list in
+            list.contains { "\($0.pid)" == pid && $0.endedAtNanos != nil }
+        }
+        let summary = try #require(processes.first { "\($0.pid)" == pid })
+        #expect(summary.end == .exitFlushCut, "ended \(summary.end.map(\.rawValue) ?? "open")")
+        #expect(summary.endedNormally == true)
+        let ps = try fixture.run(["ps"]).output
+        #expect(ps.contains("exit flush cut"), "\(ps)")
+        #expect(!ps.contains("abnormally"), "\(ps)")
+    }
+
     /// 400 requests for a large tree from a client that never reads: the daemon stops answering
     /// it past its bound and disconnects it, instead of buffering every answer.
     @Test func aClientThatDoesNotReadIsDisconnectedAndMemoryStaysBounded() throws {
