@@ -79,9 +79,10 @@ struct UnixSocketClient {
         var size: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0 else { return }
-        // What the buffer holds, in the kernel's accounting (its blocks' whole sizes).
+        // What the buffer holds (`SIOCOUTQ`, which is `TIOCOUTQ`), in the kernel's accounting
+        // (its blocks' whole sizes).
         var queued: Int32 = 0
-        guard ioctl(descriptor, UInt(Self.outputQueueRequest), &queued) == 0 else { return }
+        guard ioctl(descriptor, UInt(TIOCOUTQ), &queued) == 0 else { return }
         // A block costs its bytes and about a kilobyte more: a margin for each.
         let needed = Int(queued) + count + 16_384
         guard needed > Int(size) else { return }
@@ -89,9 +90,6 @@ struct UnixSocketClient {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &asked, socklen_t(MemoryLayout<Int32>.size))
         #endif
     }
-
-    /// `SIOCOUTQ` (`TIOCOUTQ`): the bytes in a socket's send queue.
-    private static let outputQueueRequest: Int32 = 0x5411
 
     /// Reads what is available, waiting at most `timeoutMilliseconds`. Returns an empty array
     /// when nothing arrived in time, `.closed` at end of stream.

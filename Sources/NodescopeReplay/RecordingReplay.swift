@@ -31,11 +31,23 @@ package struct RecordingReplay: Sendable {
     package var startWallNanos: UInt64
 
     /// When the replayed tree stands so, ns since the Unix epoch: the stream's end once it had
-    /// ended; otherwise the time asked for, or for the end and `event:N` the arrival of the last
-    /// record applied. The daemon maps its clock to the wall clock through the same pair, so a
+    /// ended; otherwise the time asked for (the recording's start for a time before it; its last
+    /// record for a time after it), or for the end, for `event:N` and for a replay stopped at a
+    /// damaged record the arrival of the last record applied. The daemon maps its clock to the wall clock through the same pair, so a
     /// tree read live and replayed to the end carry the same stamp.
     package var wallNanos: UInt64 {
-        let instant = endedAtNanos ?? max(arrivalNanos, targetNanos ?? arrivalNanos)
+        wallNanos(atRecorder: endedAtNanos ?? max(arrivalNanos, targetNanos ?? arrivalNanos))
+    }
+
+    /// ``wallNanos`` for a tree of `session`: an earlier session of the recording (before a
+    /// restart) stands at its own end.
+    package func wallNanos(of session: SessionID) -> UInt64 {
+        guard session != self.session, let ended = collector.summary(session)?.endedAtNanos else { return wallNanos }
+        return wallNanos(atRecorder: ended)
+    }
+
+    /// The wall clock at `instant` on the recorder's clock, through the header's pair.
+    private func wallNanos(atRecorder instant: UInt64) -> UInt64 {
         if instant < startMonotonicNanos { return startWallNanos - min(startWallNanos, startMonotonicNanos - instant) }
         let (sum, overflow) = startWallNanos.addingReportingOverflow(instant - startMonotonicNanos)
         return overflow ? .max : sum

@@ -60,7 +60,8 @@ package struct ReplayCursor: Sendable {
     /// where it is (see ``canReach(_:)``). `observe`, if given, is told what each record changed.
     package mutating func advance(to instant: ReplayInstant, observing observe: ((RecordingReplay.Step) -> Void)? = nil) {
         let target = RecordingReplay.target(instant, header: header)
-        replay.targetNanos = target.map { min($0, lastArrivalNanos) }
+        // A replay stopped at a damaged record knows the tree only up to its last record.
+        replay.targetNanos = isStopped ? nil : target.map { min($0, lastArrivalNanos) }
         guard !isStopped else { return }
         var changes: [TreeChange] = []
         changes.reserveCapacity(16)
@@ -76,6 +77,7 @@ package struct ReplayCursor: Sendable {
             } catch {
                 replay.warnings.append("the replay stops before a damaged record: \(error.message)")
                 isStopped = true
+                replay.targetNanos = nil
                 return
             }
             if let target, item.arrivalNanos > target { return }
@@ -88,6 +90,7 @@ package struct ReplayCursor: Sendable {
             }
             guard apply(item, changes: &changes) else {
                 isStopped = true
+                replay.targetNanos = nil
                 return
             }
             records = ahead

@@ -28,8 +28,9 @@ package enum DiagramMapping {
         return Diagram(title: title(of: view), subtitle: counts, nodes: nodes)
     }
 
-    /// `NAME [pid N] at 2026-11-27 09:41:07` (local time), without the time when the view has none.
-    static func title(of view: TreeView) -> String {
+    /// `NAME [pid N] at 2026-11-27 09:41:07 +0100` (local time, with its offset from UTC),
+    /// without the time when the view has none.
+    package static func title(of view: TreeView) -> String {
         let name = "\(view.processName) [pid \(view.pid)]"
         guard let wall = view.wallNanos else { return name }
         let date = Date(timeIntervalSince1970: TimeInterval(wall / 1_000_000_000))
@@ -124,7 +125,8 @@ package enum DiagramMapping {
 
     static let stamp: DateFormatter = {
         let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss xx"
         return formatter
     }()
 }

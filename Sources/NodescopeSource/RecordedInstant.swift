@@ -35,7 +35,7 @@ package struct RecordedInstant: TreeSource {
             throw ControlClient.Refusal(.notFound("the recording holds no process at that instant"))
         }
         var view = try Self.answer(replay.collector.treeAnswer(process: argument(process), rootPath: rootPath, depth: depth))
-        view.wallNanos = replay.wallNanos
+        view.wallNanos = replay.wallNanos(of: view.session)
         return view
     }
 

@@ -112,7 +112,7 @@ package final class RecordingSource: Sendable {
         body +=
             replay.collector.tree(replay.session).map { view in
                 var view = view
-                view.wallNanos = replay.wallNanos
+                view.wallNanos = replay.wallNanos(of: view.session)
                 return TreeJSON.encode(view)
             } ?? Array("null".utf8)
         body += Array(#","leaks":"#.utf8) + ControlBody.encode(replay.collector.leaks(replay.session))

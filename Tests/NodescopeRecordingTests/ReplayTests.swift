@@ -85,6 +85,27 @@ struct ReplayTests {
         #expect(hourLater.wallNanos == end.wallNanos)
     }
 
+    /// A replay that stops at a record the collector refuses knows the tree only up to the
+    /// record before: that is when its tree stands, however late the time asked for.
+    @Test func aReplayStoppedAtARefusedRecordStandsAtTheRecordBefore() throws {
+        let fixture = StreamFixture(seed: 15, events: 300)
+        let attach = try #require(fixture.frames.first { if case .nodeAttached = $0.message { true } else { false } })
+        var writer = RecordingWriter(header: StreamFixture.header)
+        for frame in fixture.frames.prefix(100) { writer.append(frame.message, arrivalNanos: frame.arrival) }
+        let last = fixture.frames[99].arrival
+        writer.append(attach.message, arrivalNanos: last + 10)
+        writer.append(.goodbye(.normalExit), arrivalNanos: last + 20)
+        writer.finish(.normal, arrivalNanos: last + 30)
+        let reader = try RecordingReader(bytes: writer.takeBytes())
+        func wall(_ monotonic: UInt64) -> UInt64 { StreamFixture.header.startWallNanos + (monotonic - StreamFixture.start) }
+        for instant in [ReplayInstant.wall(wall(last) + 1_000_000_000), .end, .seconds(1e6)] {
+            let replay = RecordingReplay.replay(reader, at: instant)
+            #expect(!replay.warnings.isEmpty && !replay.hasEnded, "\(instant): \(replay.warnings)")
+            #expect(replay.recordsApplied == 100)
+            #expect(replay.wallNanos == wall(last), "\(instant)")
+        }
+    }
+
     @Test func instantsParse() {
         #expect(ReplayInstant(argument: "end") == .end)
         #expect(ReplayInstant(argument: "event:12") == .event(12))

@@ -17,6 +17,7 @@ struct SeekTests {
         var arrival: UInt64
         var ended: Bool
         var warnings: [String]
+        var wall: UInt64
 
         init(_ replay: RecordingReplay) {
             tree = replay.collector.tree(replay.session)
@@ -26,6 +27,7 @@ struct SeekTests {
             arrival = replay.arrivalNanos
             ended = replay.hasEnded
             warnings = replay.warnings
+            wall = replay.wallNanos
         }
     }
 

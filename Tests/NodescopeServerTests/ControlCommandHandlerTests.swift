@@ -55,6 +55,7 @@ struct ControlCommandHandlerTests {
         }
         let subscribed = world.answer(.subscribe, "42", now: 70_000)
         #expect(subscribed.status == .ok)
+        #expect(try ControlBody.decode(TreeView.self, from: subscribed.body).wallNanos == UInt64(World.wallOffset) + 9_000)
     }
 
     @Test func theTreeDepthCountsTheRootLevel() throws {

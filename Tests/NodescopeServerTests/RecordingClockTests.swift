@@ -32,10 +32,25 @@ struct RecordingClockTests {
         let first = map.offset
         // Read again at once: the same pairing, so two answers a moment apart agree exactly.
         map.refresh()
-        #expect(map.offset == first)
-        // A pairing a minute off (the wall clock set, or the machine slept) is read again.
-        var stale = WallClockMap(offset: first - 60_000_000_000)
-        stale.refresh()
-        #expect(abs(stale.offset - first) < WallClockMap.tolerance)
+        #expect(map.pairings.count == 1 && map.offset == first)
+        // A pairing a minute off (the wall clock set, or the machine slept) is read again from
+        // now on; an instant before keeps the pairing of its time (an ended process's tree
+        // keeps its stamp after a sleep).
+        let earlier = NIODeadline.now().uptimeNanoseconds
+        let stale = first - 60_000_000_000
+        var moved = WallClockMap(offset: stale)
+        moved.refresh()
+        #expect(moved.pairings.count == 2)
+        #expect(abs(moved.offset - first) < WallClockMap.tolerance)
+        #expect(moved.wallNanos(atMonotonic: earlier) == UInt64(Int64(earlier) + stale))
+        let later = NIODeadline.now().uptimeNanoseconds
+        #expect(moved.wallNanos(atMonotonic: later) == UInt64(Int64(later) + moved.offset))
+        // Bounded: a clock set again and again keeps the latest pairings.
+        var many = WallClockMap(offset: stale)
+        for step in 1...100 { many.take(.init(from: later + UInt64(step), offset: stale + Int64(step) * 1_000_000_000)) }
+        #expect(many.pairings.count == WallClockMap.maxPairings)
+        #expect(many.offset == stale + 100 * 1_000_000_000)
+        // Before the oldest kept: through the oldest.
+        #expect(many.wallNanos(atMonotonic: 0) == UInt64(stale + 37 * 1_000_000_000))
     }
 }

@@ -3,7 +3,7 @@ import NodescopeWire
 
 /// `tree`: one process's tree once, with the request's depth and root path applied
 /// (``Collector/treeAnswer(process:rootPath:depth:)``, which a recording answers with too),
-/// stamped with when it stands so (``ControlRequest/wallNanos(of:)``).
+/// stamped with when it stands so (``ControlRequest/stamped(_:)``).
 enum TreeHandler: ControlCommandHandler {
     static func answer(_ request: ControlRequest, subscriptions: inout SubscriptionTable) -> ControlAnswer {
         let frame = request.frame
