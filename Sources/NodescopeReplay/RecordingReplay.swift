@@ -14,14 +14,14 @@ package struct RecordingReplay: Sendable {
     package var recordsApplied: UInt64
     /// The arrival time of the last record applied (the start's when none was).
     package var arrivalNanos: UInt64
-    /// Whether the recorded stream had ended at the instant.
-    package var hasEnded: Bool
     /// What went wrong short of an error: the reader's warnings, and a record that could not
     /// be applied (the replay stops before it).
     package var warnings: [String]
     /// When the recorded stream ended (the arrival of its end, on the recorder's clock); nil
     /// while it runs at the instant.
     package var endedAtNanos: UInt64?
+    /// Whether the recorded stream had ended at the instant.
+    package var hasEnded: Bool { endedAtNanos != nil }
     /// The time asked for, on the recorder's clock, no later than the recording's last record;
     /// nil for the end and for `event:N`.
     package var targetNanos: UInt64?
@@ -33,8 +33,9 @@ package struct RecordingReplay: Sendable {
     /// When the replayed tree stands so, ns since the Unix epoch: the stream's end once it had
     /// ended; otherwise the time asked for (the recording's start for a time before it; its last
     /// record for a time after it), or for the end, for `event:N` and for a replay stopped at a
-    /// damaged record the arrival of the last record applied. The daemon maps its clock to the wall clock through the same pair, so a
-    /// tree read live and replayed to the end carry the same stamp.
+    /// damaged record the arrival of the last record applied. The daemon maps its clock to the
+    /// wall clock through the same pair, so a tree read live and replayed to the end carry the
+    /// same stamp.
     package var wallNanos: UInt64 {
         wallNanos(atRecorder: endedAtNanos ?? max(arrivalNanos, targetNanos ?? arrivalNanos))
     }

@@ -39,7 +39,7 @@ package struct ReplayCursor: Sendable {
         self.lastArrivalNanos = max(reader.lastArrivalNanos, header.startMonotonicNanos)
         self.replay = RecordingReplay(
             collector: collector, session: session, recordsApplied: 0, arrivalNanos: header.startMonotonicNanos,
-            hasEnded: false, warnings: reader.warnings, startMonotonicNanos: header.startMonotonicNanos,
+            warnings: reader.warnings, startMonotonicNanos: header.startMonotonicNanos,
             startWallNanos: header.startWallNanos)
     }
 
@@ -119,7 +119,6 @@ package struct ReplayCursor: Sendable {
             }
             if case .goodbye = message {
                 changes += replay.collector.endSession(replay.session, normally: true, now: item.arrivalNanos)
-                replay.hasEnded = true
                 replay.endedAtNanos = item.arrivalNanos
             }
         case .gap:
@@ -127,17 +126,14 @@ package struct ReplayCursor: Sendable {
                 changes += replay.collector.endSession(replay.session, normally: false, now: item.arrivalNanos)
                 replay.endedAtNanos = item.arrivalNanos
             }
-            replay.hasEnded = true
         case .restart:
             if !replay.hasEnded { changes += replay.collector.endSession(replay.session, normally: false, now: item.arrivalNanos) }
             replay.session = replay.collector.openSession(header.hello, now: item.arrivalNanos, clocks: clocks)
             mapping = HostClockMapping(helloTime: header.hello.monotonicNanos, now: item.arrivalNanos, relation: clocks)
-            replay.hasEnded = false
             replay.endedAtNanos = nil
         case .end(let how):
             if !replay.hasEnded, how != .stopped {
                 changes += replay.collector.endSession(replay.session, normally: how == .normal, now: item.arrivalNanos)
-                replay.hasEnded = true
                 replay.endedAtNanos = item.arrivalNanos
             }
         }

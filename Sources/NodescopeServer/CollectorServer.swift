@@ -186,9 +186,6 @@ package final class CollectorServer: Service, Sendable {
 
     /// Runs `body` on the collector's loop with the collector, and returns its result.
     package func withCollector<T: Sendable>(_ body: @escaping @Sendable (Collector) -> T) async throws -> T {
-        guard let hub = state.withLock({ $0.hub }) else {
-            throw ServerError(.notStarted, "the collector has not started: start() it first (or it failed to start)")
-        }
-        return try await loop.submit { body(hub.value.collector) }.get()
+        try await withCollector(stamping: { collector, _ in body(collector) })
     }
 }
