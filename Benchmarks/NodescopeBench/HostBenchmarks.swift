@@ -227,7 +227,7 @@ func profileAlternating(pairs: Int, sides: (off: Bool, connected: Bool)) {
 }
 
 /// Runs `count` attach+detach cycles with the agent connected (or off), for a profiler.
-func profileCycles(count: Int, connected: Bool) {
+func profileCycles(count: Int, connected: Bool, recording: Bool = false) {
     let directory = benchSocketDirectory()
     let listener = BenchListener(path: directory + "/profile.sock")
     defer {
@@ -235,6 +235,7 @@ func profileCycles(count: Int, connected: Bool) {
         rmdir(directory)
     }
     let tracker = connected ? NodeTracker.shared : NodeTracker()
+    if recording { tracker.startRecording() }
     let agent = connected ? NodescopeAgent.start(socketPath: listener.path, tracker: .shared) : nil
     if connected {
         guard let agent else { return }
@@ -250,6 +251,7 @@ func profileCycles(count: Int, connected: Bool) {
         }
     }
     if let agent { Bounded.flush(agent, "the cycles", seconds: 60) }
+    if recording { _ = tracker.currentSequence }
 }
 
 /// A fresh private (0700) directory in /tmp for a benchmark's socket.

@@ -36,10 +36,11 @@ if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "profile-alterna
 
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "profile-cycles" {
     // For profilers (valgrind --tool=callgrind): attach+detach cycles only, the agent connected
-    // (or `off`). Usage: nodescope-bench profile-cycles [off|connected] [count]
-    let connected = CommandLine.arguments.count < 3 || CommandLine.arguments[2] != "off"
+    // (or `off`, or `recording`: a recording tracker with no agent, whose registry the app's thread
+    // updates itself, on one thread). Usage: nodescope-bench profile-cycles [off|connected|recording] [count]
+    let mode = CommandLine.arguments.count < 3 ? "connected" : CommandLine.arguments[2]
     let count = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 20_000 : 20_000
-    profileCycles(count: count, connected: connected)
+    profileCycles(count: count, connected: mode == "connected", recording: mode == "recording")
     exit(0)
 }
 

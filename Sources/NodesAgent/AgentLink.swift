@@ -389,6 +389,12 @@ struct AgentLink {
         return true
     }
 
+    /// The same for the round's poll, which applies the changes recorded before its horizon:
+    /// the take that follows it adds its own events.
+    var pollTakesEventsStraight: Bool {
+        isConnected && !stream.needsSnapshot && stream.step == .polling
+    }
+
     /// Whether the connection holds bytes that the socket has not taken: the collector is slow
     /// or stopped.
     var isStalled: Bool { isConnected && stream.unsentBytes }

@@ -26,6 +26,9 @@ struct AgentWriter {
     /// What the current round encoded as the changes were applied: through which sequence, the
     /// latest detach, how many events.
     private var straightlyEncoded: (through: UInt64, latestDetach: UInt64?, count: UInt64)?
+    /// The events that the feed's queue dropped as this round's poll took them: counted with
+    /// the take that follows it.
+    private var droppedByPoll: UInt64 = 0
     private var stopFed = false
     private var exitFed = false
     /// The retainer analysis, with the process's budget.
@@ -129,25 +132,24 @@ struct AgentWriter {
             control.statistics.withLock { $0.connections &+= 1 }
             feed.connected.store(true, ordering: .releasing)
         case .pollReleases:
-            let polled = tracker.pollReleasesWithHorizon()
+            // The poll applies every change recorded before its horizon; they become this
+            // round's events as a take makes them (the take comes next), not events queued for it.
+            let straight = lendConnection(if: link.pollTakesEventsStraight)
+            let polled = tracker.pollReleasesWithHorizon(for: feed, into: &batch, encoding: straight)
+            takeBack(straight)
+            droppedByPoll &+= polled.dropped
             return link.releasesPolled(
                 horizon: polled.horizon, oldestUnexplained: polled.oldestUnexplained, now: MonotonicClock.now())
         case .takeEvents:
             // The changes the app's threads recorded become events here, off their threads.
             // While the stream sends deltas, the events are encoded as the changes are applied.
-            var straight: StraightEncoding?
-            if link.takesEventsStraight, connection != nil {
-                var lent: CollectorConnection?
-                swap(&lent, &connection)
-                straight = lent.map { StraightEncoding(connection: $0, after: link.stream.lastSequence) }
-            }
-            let (dropped, backlog) = tracker.applyRecorded(
+            let straight = lendConnection(if: link.takesEventsStraight)
+            var (dropped, backlog) = tracker.applyRecorded(
                 for: feed, into: &batch, encoding: straight, maximum: AgentLink.roundUnits)
             behind = backlog
-            if let straight {
-                connection = straight.returnConnection()
-                straightlyEncoded = (straight.through, straight.latestDetach, straight.count)
-            }
+            takeBack(straight)
+            dropped &+= droppedByPoll
+            droppedByPoll = 0
             if dropped > 0 { control.statistics.withLock { $0.eventsDropped &+= dropped } }
             return link.eventsTaken(dropped: dropped, now: MonotonicClock.now())
         case .sendSnapshot(let dropped):
@@ -243,6 +245,28 @@ struct AgentWriter {
         return link.snapshotSent(sequence: snapshot.sequence, latestPendingDetach: latest, now: MonotonicClock.now())
     }
 
+    /// The connection lent to the tracker for one call, to encode the changes it applies as it
+    /// applies them: when `condition` holds (the stream sends deltas) and there is one.
+    private mutating func lendConnection(if condition: Bool) -> StraightEncoding? {
+        guard condition, connection != nil else { return nil }
+        var lent: CollectorConnection?
+        swap(&lent, &connection)
+        let after = max(link.stream.lastSequence, straightlyEncoded?.through ?? 0)
+        return lent.map { StraightEncoding(connection: $0, after: after) }
+    }
+
+    /// Takes the connection back from `straight`, and adds what it encoded to this round's.
+    private mutating func takeBack(_ straight: StraightEncoding?) {
+        guard let straight else { return }
+        connection = straight.returnConnection()
+        guard straight.count > 0 else { return }
+        let earlier = straightlyEncoded
+        let latestDetach = [earlier?.latestDetach, straight.latestDetach].compactMap { $0 }.max()
+        straightlyEncoded = (
+            max(earlier?.through ?? 0, straight.through), latestDetach, (earlier?.count ?? 0) &+ straight.count
+        )
+    }
+
     private mutating func sendEvents(after sequence: UInt64) -> AgentLink.Action {
         // What was encoded as it was applied first: the batch then holds later events only
         // (none, unless the round took them apart).
@@ -311,5 +335,6 @@ struct AgentWriter {
         feed.queue.clear()
         batch.removeAll(keepingCapacity: true)
         straightlyEncoded = nil
+        droppedByPoll = 0
     }
 }

@@ -12,6 +12,11 @@ struct CollectorConnection {
     /// The bytes encoded; those from `sentOffset` on are not written yet.
     private var outgoing: [UInt8] = []
     private var sentOffset = 0
+    /// The frames of the changes encoded as the tracker applied them, not yet moved to
+    /// `outgoing` (see ``ByteRun``): moved before anything else is encoded there or written.
+    /// A reference: the connection is moved between its owner and the tracker, never copied
+    /// and used twice.
+    private var deltas = ByteRun()
 
     /// The socket's file descriptor, for waiting until the collector sends something.
     var descriptor: Int32 { socket.descriptor }
@@ -23,16 +28,19 @@ struct CollectorConnection {
 
     /// Appends one message (hello, heartbeat, dropped …) to what is to be written.
     mutating func encode(_ message: WireMessage) {
+        deltas.move(into: &outgoing)
         encoder.encode(message, into: &outgoing)
     }
 
     /// Appends a snapshot's frames to what is to be written.
     mutating func encode(_ snapshot: TreeSnapshot) {
+        deltas.move(into: &outgoing)
         encoder.encode(snapshot, into: &outgoing)
     }
 
     /// Appends one event's frame to what is to be written.
     mutating func encode(_ event: DebugInformation) {
+        deltas.move(into: &outgoing)
         encoder.encode(event, into: &outgoing)
     }
 
@@ -40,12 +48,51 @@ struct CollectorConnection {
     mutating func encode(
         sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?
     ) {
+        deltas.move(into: &outgoing)
         encoder.encode(sequence: sequence, time: time, node: node, change: change, origin: origin, into: &outgoing)
+    }
+
+    /// Appends an `attached` event's frame and the node's origin.
+    mutating func encodeAttached(
+        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, kind: borrowing NodeKind, name: borrowing String,
+        origin: borrowing NodeOrigin
+    ) {
+        encoder.encodeAttached(
+            sequence: sequence, time: time, node: node.rawValue, parent: parent?.rawValue ?? 0, kind: kind, name: name,
+            origin: origin, into: deltas)
+    }
+
+    /// Appends an `objectAdded` event's frame.
+    mutating func encodeObjectAdded(
+        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, role: borrowing ObjectRole,
+        typeName: borrowing String
+    ) {
+        encoder.encodeObjectAdded(
+            sequence: sequence, time: time, node: node.rawValue, index: index, role: role, typeName: typeName,
+            into: deltas)
+    }
+
+    /// Appends a `stateChanged` event's frame (none for a state the wire does not know).
+    mutating func encodeStateChanged(sequence: UInt64, time: UInt64, node: NodeID, state: NodeState) {
+        guard let wireState = WireNodeState(rawValue: state.rawValue) else { return }
+        DeltaFrameWriter.stateChanged(
+            sequence: sequence, time: time, node: node.rawValue, state: wireState.rawValue, into: &deltas)
+    }
+
+    /// Appends a `detached` event's frame.
+    mutating func encodeDetached(sequence: UInt64, time: UInt64, node: NodeID) {
+        DeltaFrameWriter.nodeDetached(sequence: sequence, time: time, node: node.rawValue, into: &deltas)
+    }
+
+    /// Appends a `released` event's frame.
+    mutating func encodeReleased(sequence: UInt64, time: UInt64, node: NodeID, index: UInt16) {
+        DeltaFrameWriter.objectReleased(sequence: sequence, time: time, node: node.rawValue, index: index, into: &deltas)
     }
 
     /// Writes what is pending, waiting up to `waitMilliseconds` for a socket that does not
     /// take it at once. Once all of it is written, the buffer starts over.
     mutating func write(waitMilliseconds: Int32) -> AgentLink.WriteOutcome {
+        deltas.move(into: &outgoing)
         if sentOffset < outgoing.count {
             guard case .success(let offset) = socket.send(outgoing, from: sentOffset, timeoutMilliseconds: waitMilliseconds)
             else { return .failed }
@@ -102,6 +149,7 @@ struct CollectorConnection {
     /// cut the stream in the middle of a frame and lose the goodbye, and with it every verdict
     /// of the process (an abnormal end) instead of the nodes the flush could not send.
     mutating func sayFinally(_ message: WireMessage, waitMilliseconds: Int32) {
+        deltas.move(into: &outgoing)
         let end = Self.endOfFrame(at: sentOffset, in: outgoing)
         var bytes = Array(outgoing[sentOffset..<end])
         encoder.encode(message, into: &bytes)
@@ -183,5 +231,50 @@ final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
         case .detached: latestDetach = max(latestDetach ?? 0, time)
         default: break
         }
+    }
+
+    func encodeAttached(
+        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, kind: borrowing NodeKind, name: borrowing String,
+        origin: borrowing NodeOrigin
+    ) {
+        guard sequence > through else { return }
+        connection?.encodeAttached(
+            sequence: sequence, time: time, node: node, parent: parent, kind: kind, name: name, origin: origin)
+        encoded(sequence)
+    }
+
+    func encodeObjectAdded(
+        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, role: borrowing ObjectRole,
+        typeName: borrowing String
+    ) {
+        guard sequence > through else { return }
+        connection?.encodeObjectAdded(
+            sequence: sequence, time: time, node: node, index: index, role: role, typeName: typeName)
+        encoded(sequence)
+    }
+
+    func encodeStateChanged(sequence: UInt64, time: UInt64, node: NodeID, state: NodeState) {
+        guard sequence > through else { return }
+        connection?.encodeStateChanged(sequence: sequence, time: time, node: node, state: state)
+        encoded(sequence)
+    }
+
+    func encodeDetached(sequence: UInt64, time: UInt64, node: NodeID) {
+        guard sequence > through else { return }
+        connection?.encodeDetached(sequence: sequence, time: time, node: node)
+        encoded(sequence)
+        latestDetach = max(latestDetach ?? 0, time)
+    }
+
+    func encodeReleased(sequence: UInt64, time: UInt64, node: NodeID, index: UInt16) {
+        guard sequence > through else { return }
+        connection?.encodeReleased(sequence: sequence, time: time, node: node, index: index)
+        encoded(sequence)
+    }
+
+    @inline(__always)
+    private func encoded(_ sequence: UInt64) {
+        through = sequence
+        count &+= 1
     }
 }

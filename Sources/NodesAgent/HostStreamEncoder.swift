@@ -22,6 +22,8 @@ struct HostStreamEncoder {
     /// Recently interned strings by a hash of their bits (see `intern`).
     private var recent = [RecentString?](repeating: nil, count: 32)
     private var sites: [SiteKey: UInt32] = [:]
+    /// Recently interned sites by their words (see `intern(_:into:)`); id 0 marks an empty entry.
+    private var recentSites = [(words: (UInt, UInt), id: UInt32)](repeating: ((0, 0), 0), count: 16)
     private var tests: [UInt64: UInt32] = [:]
     /// Whether the connection speaks version 2, which carries node origins.
     var sendsOrigins = false
@@ -108,6 +110,44 @@ struct HostStreamEncoder {
         }
     }
 
+    // One method per kind of change, with plain values: the tracker's straight path
+    // (``AppliedChangeEncoder``), which makes no `DebugInformation.Change` for them.
+
+    // Their frames go to a ``ByteRun``; a definition they need first (rare: once per string,
+    // site and test) is encoded apart and appended before them.
+
+    mutating func encodeAttached(
+        sequence: UInt64, time: UInt64, node: UInt64, parent: UInt64, kind: borrowing NodeKind, name: borrowing String,
+        origin: borrowing NodeOrigin, into run: ByteRun
+    ) {
+        var definitions: [UInt8] = []
+        let kindID = intern(kind.rawValue, into: &definitions)
+        let nameID = intern(name, into: &definitions)
+        if !definitions.isEmpty { run.append(definitions) }
+        var run = run
+        DeltaFrameWriter.nodeAttached(
+            sequence: sequence, time: time, node: node, parent: parent, kind: kindID, name: nameID, into: &run)
+        guard sendsOrigins, origin.site != nil || origin.test != nil else { return }
+        definitions.removeAll(keepingCapacity: true)
+        let siteID = origin.site.map { intern($0, into: &definitions) } ?? 0
+        let testID = origin.test.map { intern($0, into: &definitions) } ?? 0
+        if !definitions.isEmpty { run.append(definitions) }
+        DeltaFrameWriter.nodeOrigin(node: node, site: siteID, test: testID, into: &run)
+    }
+
+    mutating func encodeObjectAdded(
+        sequence: UInt64, time: UInt64, node: UInt64, index: UInt16, role: borrowing ObjectRole,
+        typeName: borrowing String, into run: ByteRun
+    ) {
+        var definitions: [UInt8] = []
+        let roleID = intern(role.rawValue, into: &definitions)
+        let typeID = intern(typeName, into: &definitions)
+        if !definitions.isEmpty { run.append(definitions) }
+        var run = run
+        DeltaFrameWriter.objectAdded(
+            sequence: sequence, time: time, node: node, index: index, role: roleID, typeName: typeID, into: &run)
+    }
+
     /// Appends any other message (hello, dropped, goodbye, retainers): a retainer path's closure
     /// sites only on a connection of version 3.
     mutating func encode(_ message: WireMessage, into buffer: inout [UInt8]) {
@@ -121,14 +161,25 @@ struct HostStreamEncoder {
 
     /// Appends a node's `nodeOrigin` (and the definitions it needs), on a connection of version 2
     /// and when something is known.
-    private mutating func encodeOrigin(_ origin: NodeOrigin, of node: UInt64, into buffer: inout [UInt8]) {
+    private mutating func encodeOrigin(_ origin: borrowing NodeOrigin, of node: UInt64, into buffer: inout [UInt8]) {
         guard sendsOrigins, origin.site != nil || origin.test != nil else { return }
         let siteID = origin.site.map { intern($0, into: &buffer) } ?? 0
         let testID = origin.test.map { intern($0, into: &buffer) } ?? 0
-        encoder.encode(.nodeOrigin(NodeOriginFrame(nodeID: node, siteID: siteID, testID: testID)), into: &buffer)
+        DeltaFrameWriter.nodeOrigin(node: node, site: siteID, test: testID, into: &buffer)
     }
 
     private mutating func intern(_ site: AttachSite, into buffer: inout [UInt8]) -> UInt32 {
+        // Most attaches come from a few sites: a small cache of recent ones, compared by their
+        // words (the file literal's address, the line), spares hashing a site's key.
+        guard let words = site.words else { return internByKey(site, into: &buffer) }
+        let slot = Int(truncatingIfNeeded: (UInt64(words.0 ^ words.1 &* 31) &* 0x9E37_79B9_7F4A_7C15) >> 60)
+        if recentSites[slot].words == words, recentSites[slot].id != 0 { return recentSites[slot].id }
+        let id = internByKey(site, into: &buffer)
+        recentSites[slot] = (words, id)
+        return id
+    }
+
+    private mutating func internByKey(_ site: AttachSite, into buffer: inout [UInt8]) -> UInt32 {
         let key = site.internKey
         if let id = sites[key] { return id }
         let file = intern(site.filePath, into: &buffer)

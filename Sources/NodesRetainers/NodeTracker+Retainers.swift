@@ -52,6 +52,7 @@ extension NodeTracker {
     /// Every address in it is obfuscated: the lists are in memory when the analysis copies it.
     func retainerQuery(detachedBy: UInt64, maxObjects: Int) -> RetainerQuery {
         let (nodes, registry) = takeUnexplained(detachedBy: detachedBy, maxObjects: maxObjects)
+        guard let registry else { return RetainerQuery() }
         return RetainerQuery(explaining: Set(nodes), in: registry)
     }
 }

@@ -11,6 +11,9 @@ struct RetainerQuery {
     /// The alive objects of detached nodes, the targets' included.
     var detached: [RetainerAnalysis.NodeObject] = []
 
+    /// The query that explains nothing.
+    init() {}
+
     /// The query that explains `nodes`, from the tracker's `registry`.
     init(explaining nodes: Set<NodeID>, in registry: NodeRegistry) {
         guard !nodes.isEmpty else { return }

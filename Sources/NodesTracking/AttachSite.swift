@@ -50,6 +50,15 @@ public struct AttachSite: Sendable, Equatable, CustomStringConvertible {
 
     /// A key that identifies the site without reading its text: the address of the file's
     /// static string (every use of one `#filePath` literal shares it) and the line.
+    /// Two words equal for equal sites (the file literal's address or the dynamic path's number,
+    /// and the line), or nil for a file literal that is not a pointer: what a cache compares
+    /// without hashing.
+    package var words: (UInt, UInt)? {
+        if dynamicPath != 0 { return (UInt(dynamicPath), UInt(line) | 1 << 32) }
+        guard file.hasPointerRepresentation else { return nil }
+        return (UInt(bitPattern: file.utf8Start), UInt(line))
+    }
+
     package var internKey: SiteKey {
         if dynamicPath != 0 { return SiteKey(address: 0, line: line, text: filePath) }
         return file.hasPointerRepresentation

@@ -28,6 +28,9 @@ struct InternTable<Value: Hashable & Sendable>: Sendable {
     /// How many distinct values are kept (used or awaiting the sweep).
     var count: Int { ids.count }
 
+    /// How many sweeps have run: an id known from before a sweep may now be another value's.
+    private(set) var sweeps = 0
+
     /// The id of `value`, counting one more use. `hint` picks the cache entry: equal values
     /// should give equal hints.
     mutating func retain(_ value: Value, hint: Int) -> UInt32 {
@@ -59,6 +62,7 @@ struct InternTable<Value: Hashable & Sendable>: Sendable {
     }
 
     /// Counts one more use of `id`.
+    @inline(__always)
     mutating func retain(id: UInt32) {
         if counts[Int(id)] == 0 { unused -= 1 }
         counts[Int(id)] &+= 1
@@ -81,6 +85,7 @@ struct InternTable<Value: Hashable & Sendable>: Sendable {
             freeIDs.append(UInt32(index))
         }
         unused = 0
+        sweeps += 1
         for entry in 0..<Self.cacheSize { cacheValues[entry] = nil }
     }
 }

@@ -54,4 +54,60 @@ package protocol AppliedChangeEncoder: AnyObject, Sendable {
     /// Encodes one event given by its parts.
     func encode(
         sequence: UInt64, time: UInt64, node: NodeID, change: borrowing DebugInformation.Change, origin: NodeOrigin?)
+
+    // One call per kind of change, with plain values: how the tracker hands over the changes it
+    // applies from its log, with no `DebugInformation.Change` made and destroyed for each.
+
+    /// Encodes an `attached` event and the node's origin.
+    func encodeAttached(
+        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, kind: borrowing NodeKind, name: borrowing String,
+        origin: borrowing NodeOrigin)
+
+    /// Encodes an `objectAdded` event.
+    func encodeObjectAdded(
+        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, role: borrowing ObjectRole,
+        typeName: borrowing String)
+
+    /// Encodes a `stateChanged` event.
+    func encodeStateChanged(sequence: UInt64, time: UInt64, node: NodeID, state: NodeState)
+
+    /// Encodes a `detached` event.
+    func encodeDetached(sequence: UInt64, time: UInt64, node: NodeID)
+
+    /// Encodes a `released` event (whose frame carries no names).
+    func encodeReleased(sequence: UInt64, time: UInt64, node: NodeID, index: UInt16)
+}
+
+extension AppliedChangeEncoder {
+    package func encodeAttached(
+        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, kind: borrowing NodeKind, name: borrowing String,
+        origin: borrowing NodeOrigin
+    ) {
+        encode(
+            sequence: sequence, time: time, node: node, change: .attached(parent: parent, kind: copy kind, name: copy name),
+            origin: copy origin)
+    }
+
+    package func encodeObjectAdded(
+        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, role: borrowing ObjectRole,
+        typeName: borrowing String
+    ) {
+        encode(
+            sequence: sequence, time: time, node: node,
+            change: .objectAdded(index: index, role: copy role, typeName: copy typeName), origin: nil)
+    }
+
+    package func encodeStateChanged(sequence: UInt64, time: UInt64, node: NodeID, state: NodeState) {
+        encode(sequence: sequence, time: time, node: node, change: .stateChanged(state), origin: nil)
+    }
+
+    package func encodeDetached(sequence: UInt64, time: UInt64, node: NodeID) {
+        encode(sequence: sequence, time: time, node: node, change: .detached, origin: nil)
+    }
+
+    package func encodeReleased(sequence: UInt64, time: UInt64, node: NodeID, index: UInt16) {
+        encode(
+            sequence: sequence, time: time, node: node,
+            change: .released(index: index, role: ObjectRole(rawValue: ""), typeName: ""), origin: nil)
+    }
 }

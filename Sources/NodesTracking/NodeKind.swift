@@ -5,6 +5,9 @@ public struct NodeKind: RawRepresentable, Hashable, Sendable, ExpressibleByStrin
     /// The kind's display name.
     public let rawValue: String
 
+    /// No kind: what a change carries where nothing reads its names.
+    static var unnamed: NodeKind { NodeKind(rawValue: "") }
+
     /// A kind with the given display name.
     public init(rawValue: String) {
         self.rawValue = rawValue
@@ -51,6 +54,9 @@ public struct ObjectRole: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
     /// The role's display name.
     public var description: String { rawValue }
+
+    /// No role: what a change carries where nothing reads its names.
+    static var unnamed: ObjectRole { ObjectRole(rawValue: "") }
 
     /// The router of a Nodes node.
     public static let flow: ObjectRole = "flow"

@@ -77,6 +77,51 @@ package struct NodeRegistry: Sendable {
 
     private var nodeDescriptors = InternTable<NodeDescriptor>()
     private var objectDescriptors = InternTable<ObjectDescriptor>()
+    private var objectKeys = ObjectKeyCache(sweeps: 0)
+    private var nodeKeys = NodeKeyCache(sweeps: 0)
+
+    /// What picks a node's descriptor, in words: the principal's type (when the name is its),
+    /// the bits of the name and kind strings, the site's words, the test's id.
+    private struct NodeKey: Equatable, Sendable {
+        var type: UInt
+        var name: (UInt64, UInt64)
+        var kind: (UInt64, UInt64)
+        var site: (UInt, UInt)
+        var test: UInt64
+
+        static func == (lhs: NodeKey, rhs: NodeKey) -> Bool {
+            lhs.type == rhs.type && lhs.name == rhs.name && lhs.kind == rhs.kind && lhs.site == rhs.site
+                && lhs.test == rhs.test
+        }
+
+        func entry(of size: Int) -> Int {
+            let mixed = UInt64(type) ^ name.0 ^ name.1 ^ kind.0 ^ kind.1 ^ UInt64(site.0) ^ UInt64(site.1) ^ test
+            return Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> 32) & (size - 1)
+        }
+    }
+
+    /// Recent node keys and their descriptor ids; emptied when the descriptor table sweeps.
+    private struct NodeKeyCache: Sendable {
+        static var size: Int { 16 }
+        var sweeps: Int
+        var keys = [NodeKey?](repeating: nil, count: size)
+        /// Held so that the name's and kind's bits stay their strings'.
+        var held = [(String?, NodeKind)](repeating: (nil, NodeKind(rawValue: "")), count: size)
+        var ids = [UInt32](repeating: 0, count: size)
+    }
+
+    /// Recent (type, role) pairs and their object descriptor ids; emptied when the descriptor
+    /// table sweeps (an id may then be given to another descriptor).
+    private struct ObjectKeyCache: Sendable {
+        static var size: Int { 64 }
+        var sweeps: Int
+        /// The type's metadata address; 0 for an empty entry.
+        var types = [UInt](repeating: 0, count: size)
+        var roleBits = [(UInt64, UInt64)](repeating: (0, 0), count: size)
+        /// Held so that a role's bits stay its string's.
+        var roles = [ObjectRole](repeating: ObjectRole(rawValue: ""), count: size)
+        var ids = [UInt32](repeating: 0, count: size)
+    }
     /// The weak references of objects that cannot report their own release, by pool position.
     private var weakReferences: [UInt32: WeakReference] = [:]
 
@@ -112,11 +157,65 @@ package struct NodeRegistry: Sendable {
         origin: NodeOrigin = .unknown, expectedObjects: Int = 1
     ) -> DebugInformation.Change {
         let descriptor = NodeDescriptor(name: name, kind: kind, origin: origin)
+        let id = nodeDescriptors.retain(descriptor, hint: descriptor.hint)
+        attach(node, parent: parent, descriptor: id, time: time, principal: principal, expectedObjects: expectedObjects)
+        return .attached(parent: parent, kind: kind, name: name)
+    }
+
+    /// Registers a node whose name is `name`, or else its principal's type's name (looked up
+    /// only for a type, kind and origin not met recently: applying an attach compares a few
+    /// words instead of hashing its strings). Returns the id of its descriptor (for
+    /// ``nodeDescriptor(_:)``).
+    mutating func attach(
+        _ node: NodeID, parent: NodeID?, type: AnyObject.Type, name: String?, kind: NodeKind, time: UInt64,
+        origin: NodeOrigin, expectedObjects: Int
+    ) -> UInt32 {
+        let id = nodeDescriptorID(type: type, name: name, kind: kind, origin: origin)
+        attach(node, parent: parent, descriptor: id, time: time, principal: nil, expectedObjects: expectedObjects)
+        return id
+    }
+
+    /// The name, kind and origin of a node's descriptor.
+    func nodeDescriptor(_ id: UInt32) -> NodeDescriptor {
+        nodeDescriptors[id]
+    }
+
+    private mutating func nodeDescriptorID(type: AnyObject.Type, name: String?, kind: NodeKind, origin: NodeOrigin)
+        -> UInt32
+    {
+        guard let site = origin.site.map({ $0.words }) ?? (0, 0) else {
+            let descriptor = NodeDescriptor(
+                name: name ?? TypeNameCache.shared.name(of: type), kind: kind, origin: origin)
+            return nodeDescriptors.retain(descriptor, hint: descriptor.hint)
+        }
+        if nodeKeys.sweeps != nodeDescriptors.sweeps { nodeKeys = NodeKeyCache(sweeps: nodeDescriptors.sweeps) }
+        let key = NodeKey(
+            type: name == nil ? UInt(bitPattern: ObjectIdentifier(type)) : 0,
+            name: name.map { unsafeBitCast($0, to: (UInt64, UInt64).self) } ?? (0, 0),
+            kind: unsafeBitCast(kind.rawValue, to: (UInt64, UInt64).self), site: site, test: origin.test?.id ?? 0)
+        let entry = key.entry(of: NodeKeyCache.size)
+        if let cached = nodeKeys.keys[entry], cached == key {
+            let id = nodeKeys.ids[entry]
+            nodeDescriptors.retain(id: id)
+            return id
+        }
+        let descriptor = NodeDescriptor(name: name ?? TypeNameCache.shared.name(of: type), kind: kind, origin: origin)
+        let id = nodeDescriptors.retain(descriptor, hint: descriptor.hint)
+        nodeKeys.keys[entry] = key
+        nodeKeys.held[entry] = (name, kind)
+        nodeKeys.ids[entry] = id
+        return id
+    }
+
+    private mutating func attach(
+        _ node: NodeID, parent: NodeID?, descriptor: UInt32, time: UInt64, principal: WeakReference?,
+        expectedObjects: Int
+    ) {
         var record = Node()
         record.id = node.rawValue
         record.parent = parent?.rawValue ?? 0
         record.attachedAt = time
-        record.descriptor = nodeDescriptors.retain(descriptor, hint: descriptor.hint)
+        record.descriptor = descriptor
         record.blockClass = Self.blockClass(for: expectedObjects)
         record.objectStart = allocateBlock(class: record.blockClass)
         if let principal {
@@ -138,7 +237,6 @@ package struct NodeRegistry: Sendable {
             nodes[slot].previousSibling = nodes[parentSlot].lastChild
             nodes[parentSlot].lastChild = UInt32(slot + 1)
         }
-        return .attached(parent: parent, kind: kind, name: name)
     }
 
     /// Adds an object; returns its index, or nil when the node is unknown or full.
@@ -147,26 +245,93 @@ package struct NodeRegistry: Sendable {
     mutating func addObject(
         to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?, address: ObfuscatedAddress
     ) -> UInt16? {
+        guard let slot = objectSlot(for: node) else { return nil }
+        let descriptor = ObjectDescriptor(role: role, typeName: typeName)
+        let id = objectDescriptors.retain(descriptor, hint: descriptor.hint)
+        let index = addObject(in: slot, descriptor: id, address: address)
+        if let weak {
+            let position = nodes[slot].objectStart &+ UInt32(index)
+            objectWords[Int(position)] |= Self.weakBit
+            weakReferences[position] = weak
+            if nodes[slot].isDetached {
+                pending.append(PendingRelease(node: node, index: index, aliveAt: nodes[slot].detachedAt))
+            }
+        }
+        return index
+    }
+
+    /// Adds an object that reports its own release, of `type` in `role`; returns its index and
+    /// its descriptor's id (for ``objectDescriptor(_:)``), or nil when the node is unknown or
+    /// full. The type's name is looked up only for a type and role not met recently: the
+    /// applying of an attach's objects, one of the writer's most frequent steps, compares two
+    /// words instead of hashing a name.
+    mutating func addObject(
+        to node: NodeID, type: AnyObject.Type, role: ObjectRole, address: ObfuscatedAddress
+    ) -> (index: UInt16, descriptor: UInt32)? {
+        guard let slot = objectSlot(for: node) else { return nil }
+        let id = objectDescriptorID(type: type, role: role)
+        return (addObject(in: slot, descriptor: id, address: address), id)
+    }
+
+    /// The slot of `node` if it may take another object.
+    private func objectSlot(for node: NodeID) -> Int? {
         guard let slot = slot(of: node.rawValue), nodes[slot].objectCount < UInt16.max,
             !nodes[slot].isDetached || nodes[slot].aliveCount > 0
         else { return nil }
-        let index = nodes[slot].objectCount
-        if Int(index) == 1 << nodes[slot].blockClass { growBlock(of: slot) }
-        let position = nodes[slot].objectStart &+ UInt32(index)
-        let descriptor = ObjectDescriptor(role: role, typeName: typeName)
-        var word = objectDescriptors.retain(descriptor, hint: descriptor.hint) | Self.aliveBit
-        if let weak {
-            word |= Self.weakBit
-            weakReferences[position] = weak
+        return slot
+    }
+
+    /// Adds an object that reports its own release (the caller adds a weak reference's
+    /// bookkeeping).
+    private mutating func addObject(in slot: Int, descriptor: UInt32, address: ObfuscatedAddress) -> UInt16 {
+        var node = nodes[slot]
+        let index = node.objectCount
+        if Int(index) == 1 << node.blockClass {
+            growBlock(of: slot)
+            node = nodes[slot]
         }
-        objectAddresses[Int(position)] = address
-        objectWords[Int(position)] = word
-        nodes[slot].objectCount = index + 1
-        nodes[slot].aliveCount += 1
-        if nodes[slot].isDetached, weak != nil {
-            pending.append(PendingRelease(node: node, index: index, aliveAt: nodes[slot].detachedAt))
-        }
+        let position = Int(node.objectStart &+ UInt32(index))
+        objectAddresses[position] = address
+        objectWords[position] = descriptor | Self.aliveBit
+        node.objectCount = index + 1
+        node.aliveCount += 1
+        nodes[slot] = node
         return index
+    }
+
+    /// The id of the descriptor of `type` in `role`, counting one more use: from the small cache
+    /// of recent pairs when there (a role is compared by its string's bits, which are the same
+    /// string's while the cache holds it), else by the type's name.
+    private mutating func objectDescriptorID(type: AnyObject.Type, role: ObjectRole) -> UInt32 {
+        if objectKeys.sweeps != objectDescriptors.sweeps { objectKeys = ObjectKeyCache(sweeps: objectDescriptors.sweeps) }
+        let typeBits = UInt(bitPattern: ObjectIdentifier(type))
+        let roleBits = unsafeBitCast(role.rawValue, to: (UInt64, UInt64).self)
+        // Two ways: the pair's entry and its neighbour, so that two pairs that meet on an entry
+        // do not evict each other on every node.
+        let mixed = (UInt64(typeBits) &* 0x9E37_79B9_7F4A_7C15) ^ (roleBits.0 &* 0xC2B2_AE3D_27D4_EB4F) ^ roleBits.1
+        let home = Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        var entry = home
+        for _ in 0..<2 {
+            if objectKeys.types[entry] == typeBits, objectKeys.roleBits[entry] == roleBits {
+                let id = objectKeys.ids[entry]
+                objectDescriptors.retain(id: id)
+                return id
+            }
+            entry ^= 1
+        }
+        let descriptor = ObjectDescriptor(role: role, typeName: TypeNameCache.shared.name(of: type))
+        let id = objectDescriptors.retain(descriptor, hint: descriptor.hint)
+        entry = objectKeys.types[home] == 0 || objectKeys.types[home ^ 1] != 0 ? home : home ^ 1
+        objectKeys.types[entry] = typeBits
+        objectKeys.roleBits[entry] = roleBits
+        objectKeys.roles[entry] = role
+        objectKeys.ids[entry] = id
+        return id
+    }
+
+    /// The role and type name of an object's descriptor.
+    func objectDescriptor(_ id: UInt32) -> ObjectDescriptor {
+        objectDescriptors[id]
     }
 
     /// Sets the node's state; returns its attach time, or nil when the node is unknown.
@@ -179,8 +344,15 @@ package struct NodeRegistry: Sendable {
     /// Detaches `node` and, deepest first, any descendant still attached. Returns the ids in
     /// the order their `detached` events must be emitted.
     mutating func detach(_ node: NodeID, time: UInt64) -> [NodeID] {
-        guard let slot = slot(of: node.rawValue), !nodes[slot].isDetached else { return [] }
         var order: [NodeID] = []
+        detach(node, time: time, into: &order)
+        return order
+    }
+
+    /// ``detach(_:time:)``, appending the ids to `order` (a buffer the caller reuses).
+    mutating func detach(_ node: NodeID, time: UInt64, into order: inout [NodeID]) {
+        guard let slot = slot(of: node.rawValue), !nodes[slot].isDetached else { return }
+        let first = order.count
         if nodes[slot].lastChild != 0 {
             // Last attached first; the ids are taken before any of them changes the links.
             var children: [UInt64] = []
@@ -189,9 +361,12 @@ package struct NodeRegistry: Sendable {
                 children.append(nodes[Int(child - 1)].id)
                 child = nodes[Int(child - 1)].previousSibling
             }
-            for child in children { order += detach(NodeID(rawValue: child), time: time) }
+            for child in children { detach(NodeID(rawValue: child), time: time, into: &order) }
         }
-        guard let current = self.slot(of: node.rawValue) else { return order + [node] }
+        guard let current = self.slot(of: node.rawValue) else {
+            order.append(node)
+            return
+        }
         nodes[current].flags |= Node.detachedFlag
         nodes[current].detachedAt = time
         order.append(node)
@@ -201,15 +376,23 @@ package struct NodeRegistry: Sendable {
             pending.append(PendingRelease(node: node, index: UInt16(index), aliveAt: time))
         }
         forgetIfReleased(node)
-        for id in order {
+        for id in order[first...] {
             guard let slot = self.slot(of: id.rawValue), nodes[slot].aliveCount > 0 else { continue }
             noteUnexplained(id, detachedAt: time)
         }
-        return order
     }
 
     /// Marks an object released. Returns its role and type name when this changed anything.
     mutating func release(_ node: NodeID, index: UInt16) -> (role: ObjectRole, typeName: String)? {
+        releaseObject(node, index: index).map { id in
+            let descriptor = objectDescriptors[id]
+            return (descriptor.role, descriptor.typeName)
+        }
+    }
+
+    /// ``release(_:index:)``, giving the object's descriptor id rather than its names (which
+    /// stay readable with ``objectDescriptor(_:)`` until the next change).
+    mutating func releaseObject(_ node: NodeID, index: UInt16) -> UInt32? {
         guard let slot = slot(of: node.rawValue), index < nodes[slot].objectCount else { return nil }
         let position = nodes[slot].objectStart &+ UInt32(index)
         let word = objectWords[Int(position)]
@@ -217,9 +400,8 @@ package struct NodeRegistry: Sendable {
         if word & Self.weakBit != 0 { weakReferences[position] = nil }
         objectWords[Int(position)] = word & Self.descriptorMask
         nodes[slot].aliveCount -= 1
-        let descriptor = objectDescriptors[word & Self.descriptorMask]
         if nodes[slot].aliveCount == 0, nodes[slot].isDetached { forgetIfReleased(node) }
-        return (descriptor.role, descriptor.typeName)
+        return word & Self.descriptorMask
     }
 
     /// The weak references to check for pending objects still alive here. The caller checks

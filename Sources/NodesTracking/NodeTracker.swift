@@ -61,6 +61,8 @@ public final class NodeTracker: Sendable {
         /// The only sink, when it is a log's consumer (the agent's feed): the events made for it
         /// are handed over without a copy (``LogConsumer/receiveMade(_:)``).
         var soleConsumer: (any LogConsumer)?
+        /// Reused by each detach applied from the log, for the ids it detached.
+        var detachOrder: [NodeID] = []
     }
 
     /// The most tests a tracker remembers for its snapshots.
@@ -166,28 +168,37 @@ public final class NodeTracker: Sendable {
         maximum: Int = .max
     ) -> (dropped: UInt64, backlog: Bool) {
         let (dropped, applied) = state.withLock { state in
-            // Under the lock: the queue's producer (whoever applies changes) holds it too.
-            let alone = state.sinks.count == 1 && state.sinks[0] === feed
-            let dropped: UInt64
-            if alone, let encoding {
-                // Each queued event moved out and encoded, with no copy (its strings retained and
-                // released again) to hand it over.
-                dropped = feed.takeQueued(into: &batch, encoding: encoding)
-                if dropped == 0 { state.straight = encoding }
-            } else {
-                dropped = feed.takeQueued(into: &batch)
-            }
-            state.directFeed = feed
-            state.directFeedWantsEvents = feed.wantsEvents
-            swap(&state.directEvents, &batch)
-            let applied = applyLogSlice(through: nil, maximum: maximum, to: &state)
-            swap(&state.directEvents, &batch)
-            state.straight = nil
-            state.directFeed = nil
-            return (dropped, applied)
+            applyDirectly(for: feed, into: &batch, encoding: encoding, through: nil, maximum: maximum, to: &state)
         }
         if applied.wakePoller { poller.wake(self) }
         return (dropped, applied.backlog)
+    }
+
+    /// The body of ``applyRecorded(for:into:encoding:maximum:)``, under the lock, through `end`
+    /// (see ``withApplied(through:_:)``) when given.
+    private func applyDirectly(
+        for feed: any LogConsumer, into batch: inout [DebugInformation], encoding: (any AppliedChangeEncoder)?,
+        through end: UInt64?, maximum: Int, to state: inout State
+    ) -> (dropped: UInt64, applied: (wakePoller: Bool, backlog: Bool)) {
+        // Under the lock: the queue's producer (whoever applies changes) holds it too.
+        let alone = state.sinks.count == 1 && state.sinks[0] === feed
+        let dropped: UInt64
+        if alone, let encoding {
+            // Each queued event moved out and encoded, with no copy (its strings retained and
+            // released again) to hand it over.
+            dropped = feed.takeQueued(into: &batch, encoding: encoding)
+            if dropped == 0 { state.straight = encoding }
+        } else {
+            dropped = feed.takeQueued(into: &batch)
+        }
+        state.directFeed = feed
+        state.directFeedWantsEvents = feed.wantsEvents
+        swap(&state.directEvents, &batch)
+        let applied = applyLogSlice(through: end, maximum: maximum, to: &state)
+        swap(&state.directEvents, &batch)
+        state.straight = nil
+        state.directFeed = nil
+        return (dropped, applied)
     }
 
     /// What the agent's writer calls when its connection cannot take more (the collector stopped
@@ -498,15 +509,45 @@ public final class NodeTracker: Sendable {
     /// It also returns the detach time of the earliest detached node with an object alive whose
     /// holders have not been explained (see ``retainerQuery(detachedBy:maxObjects:)``).
     package func pollReleasesWithHorizon() -> (pending: Int, horizon: UInt64, oldestUnexplained: UInt64?) {
+        var batch: [DebugInformation] = []
+        let polled = pollReleases(applying: nil, into: &batch, encoding: nil)
+        return (polled.pending, polled.horizon, polled.oldestUnexplained)
+    }
+
+    /// ``pollReleasesWithHorizon()`` as the log's consumer calls it: the changes that the poll
+    /// applies become `feed`'s events as ``applyRecorded(for:into:encoding:maximum:)`` makes
+    /// them (encoded straight with `encoding`, else appended to `batch`, the queued ones first),
+    /// rather than events queued for the consumer to encode afterwards. Also returns how many
+    /// events the feed's queue dropped.
+    package func pollReleasesWithHorizon(
+        for feed: any LogConsumer, into batch: inout [DebugInformation], encoding: (any AppliedChangeEncoder)?
+    ) -> (pending: Int, horizon: UInt64, oldestUnexplained: UInt64?, dropped: UInt64) {
+        pollReleases(applying: feed, into: &batch, encoding: encoding)
+    }
+
+    private func pollReleases(
+        applying feed: (any LogConsumer)?, into batch: inout [DebugInformation], encoding: (any AppliedChangeEncoder)?
+    ) -> (pending: Int, horizon: UInt64, oldestUnexplained: UInt64?, dropped: UInt64) {
         // The time first, then the end of what was reserved, both before applying: a change
         // reserved later reads its time later, so it is stamped after the horizon, and every
         // change reserved before is applied (waiting for one being written) before this returns.
         let horizon = MonotonicClock.now()
         let end = log.reservedEnd
-        let (candidates, oldest) = withApplied(through: end) { state in
-            (state.registry.pendingReferences(), state.registry.oldestUnexplained())
+        var dropped: UInt64 = 0
+        let (candidates, oldest, wakePoller) = state.withLock { state in
+            let wakePoller: Bool
+            if let feed {
+                let direct = applyDirectly(
+                    for: feed, into: &batch, encoding: encoding, through: end, maximum: .max, to: &state)
+                dropped = direct.dropped
+                wakePoller = direct.applied.wakePoller
+            } else {
+                wakePoller = applyLog(through: end, to: &state)
+            }
+            return (state.registry.pendingReferences(), state.registry.oldestUnexplained(), wakePoller)
         }
-        guard !candidates.isEmpty else { return (0, horizon, oldest) }
+        if wakePoller { poller.wake(self) }
+        guard !candidates.isEmpty else { return (0, horizon, oldest, dropped) }
         // Outside the lock: a weak load may end an object's life, and its deinit may report.
         let gone = candidates.filter { $0.reference?.isReleased ?? true }.map(\.entry)
         let (pending, oldestUnexplained) = withApplied { state in
@@ -520,7 +561,7 @@ public final class NodeTracker: Sendable {
             }
             return (state.registry.pending.count, state.registry.oldestUnexplained())
         }
-        return (pending, horizon, oldestUnexplained)
+        return (pending, horizon, oldestUnexplained, dropped)
     }
 
     // MARK: Retainer analysis
@@ -534,12 +575,13 @@ public final class NodeTracker: Sendable {
     /// Takes, as explained from now on, the detached nodes detached at or before `detachedBy`
     /// (host monotonic nanoseconds) that still have objects alive and whose holders have not
     /// been explained (at most about `maxObjects` objects, oldest nodes first), and returns them
-    /// with the registry as it is now (an empty one when there are none): what the retainer
-    /// analysis asks about (NodesRetainers' `RetainerQuery`). Each node is taken once.
-    package func takeUnexplained(detachedBy: UInt64, maxObjects: Int) -> (nodes: [NodeID], registry: NodeRegistry) {
+    /// with the registry as it is now (nil when there are none: the writer asks every round, and
+    /// neither an empty registry nor a copy is made then): what the retainer analysis asks
+    /// about (NodesRetainers' `RetainerQuery`). Each node is taken once.
+    package func takeUnexplained(detachedBy: UInt64, maxObjects: Int) -> (nodes: [NodeID], registry: NodeRegistry?) {
         withApplied { state in
             let nodes = state.registry.takeUnexplained(detachedBy: detachedBy, maxObjects: maxObjects)
-            return (nodes, nodes.isEmpty ? NodeRegistry() : state.registry)
+            return (nodes, nodes.isEmpty ? nil : state.registry)
         }
     }
 
@@ -640,8 +682,14 @@ public final class NodeTracker: Sendable {
         through end: UInt64?, maximum: Int, to state: inout State
     ) -> (wakePoller: Bool, backlog: Bool) {
         var detached = false
+        // The log's consumer applying its own log for its feed alone, encoding as it goes.
+        let straight = state.directFeed != nil && state.directFeedWantsEvents ? state.straight : nil
         let backlog = log.drain(through: end, maximum: maximum) { change in
-            if apply(change, to: &state) { detached = true }
+            if let straight {
+                if apply(change, encodingWith: straight, to: &state) { detached = true }
+            } else if apply(change, to: &state) {
+                detached = true
+            }
         }
         return (detached && !state.registry.pending.isEmpty, backlog)
     }
@@ -651,18 +699,28 @@ public final class NodeTracker: Sendable {
         switch consume change {
         case .attach(let entry, let details):
             let (node, time) = (entry.node, entry.time)
-            let name = details.name ?? TypeNameCache.shared.name(of: details.type)
-            let change = state.registry.attach(
-                node, parent: details.parent, kind: details.kind, name: name, time: time, principal: nil,
+            let descriptor = state.registry.attach(
+                node, parent: details.parent, type: details.type, name: details.name, kind: details.kind, time: time,
                 origin: details.origin, expectedObjects: Int(entry.index))
-            Self.noteTest(details.origin.test, in: &state)
-            emit(change, for: node, at: time, origin: details.origin, in: &state)
+            if details.origin.test != nil { Self.noteTest(details.origin.test, in: &state) }
+            guard Self.namesAreRead(in: state) else {
+                emit(.attached(parent: details.parent, kind: .unnamed, name: ""), for: node, at: time, in: &state)
+                return false
+            }
+            let name = details.name ?? state.registry.nodeDescriptor(descriptor).name
+            emit(
+                .attached(parent: details.parent, kind: details.kind, name: name), for: node, at: time,
+                origin: details.origin, in: &state)
         case .object(let node, let time, _, let record):
-            let typeName = TypeNameCache.shared.name(of: record.type)
-            if let added = state.registry.addObject(
-                to: node, role: record.role, typeName: typeName, weak: nil, address: record.address)
+            if let (added, descriptor) = state.registry.addObject(
+                to: node, type: record.type, role: record.role, address: record.address)
             {
-                emit(.objectAdded(index: added, role: record.role, typeName: typeName), for: node, at: time, in: &state)
+                guard Self.namesAreRead(in: state) else {
+                    emit(.objectAdded(index: added, role: .unnamed, typeName: ""), for: node, at: time, in: &state)
+                    return false
+                }
+                let names = state.registry.objectDescriptor(descriptor)
+                emit(.objectAdded(index: added, role: names.role, typeName: names.typeName), for: node, at: time, in: &state)
             }
         case .change(let entry):
             let (node, time) = (entry.node, entry.time)
@@ -674,15 +732,97 @@ public final class NodeTracker: Sendable {
                     emit(.stateChanged(entry.state), for: node, at: max(time, attachedAt), in: &state)
                 }
             case .detach:
-                for id in state.registry.detach(node, time: time) { emit(.detached, for: id, at: time, in: &state) }
+                state.detachOrder.removeAll(keepingCapacity: true)
+                state.registry.detach(node, time: time, into: &state.detachOrder)
+                for id in state.detachOrder { emit(.detached, for: id, at: time, in: &state) }
                 return true
             case .release:
-                if let (role, typeName) = state.registry.release(node, index: entry.index) {
-                    emit(.released(index: entry.index, role: role, typeName: typeName), for: node, at: time, in: &state)
+                if let descriptor = state.registry.releaseObject(node, index: entry.index) {
+                    guard Self.releaseNamesAreRead(in: state) else {
+                        emit(.released(index: entry.index, role: .unnamed, typeName: ""), for: node, at: time, in: &state)
+                        return false
+                    }
+                    let names = state.registry.objectDescriptor(descriptor)
+                    emit(
+                        .released(index: entry.index, role: names.role, typeName: names.typeName), for: node, at: time,
+                        in: &state)
                 }
             }
         }
         return false
+    }
+
+    /// ``apply(_:to:)`` for the log's consumer encoding straight, its feed the only sink:
+    /// each event is handed to `straight` in plain values, with no change made for it.
+    private func apply(
+        _ change: consuming LoggedChange, encodingWith straight: any AppliedChangeEncoder, to state: inout State
+    ) -> Bool {
+        switch consume change {
+        case .attach(let entry, let details):
+            let (node, time) = (entry.node, entry.time)
+            let descriptor = state.registry.attach(
+                node, parent: details.parent, type: details.type, name: details.name, kind: details.kind, time: time,
+                origin: details.origin, expectedObjects: Int(entry.index))
+            if details.origin.test != nil { Self.noteTest(details.origin.test, in: &state) }
+            state.sequence &+= 1
+            if let name = details.name {
+                straight.encodeAttached(
+                    sequence: state.sequence, time: time, node: node, parent: details.parent, kind: details.kind,
+                    name: name, origin: details.origin)
+            } else {
+                straight.encodeAttached(
+                    sequence: state.sequence, time: time, node: node, parent: details.parent, kind: details.kind,
+                    name: state.registry.nodeDescriptor(descriptor).name, origin: details.origin)
+            }
+        case .object(let node, let time, _, let record):
+            guard
+                let (added, descriptor) = state.registry.addObject(
+                    to: node, type: record.type, role: record.role, address: record.address)
+            else { return false }
+            state.sequence &+= 1
+            straight.encodeObjectAdded(
+                sequence: state.sequence, time: time, node: node, index: added, role: record.role,
+                typeName: state.registry.objectDescriptor(descriptor).typeName)
+        case .change(let entry):
+            let (node, time) = (entry.node, entry.time)
+            switch entry.operation {
+            case .attach:
+                return false
+            case .state:
+                guard let attachedAt = state.registry.setState(entry.state, of: node) else { return false }
+                state.sequence &+= 1
+                straight.encodeStateChanged(
+                    sequence: state.sequence, time: max(time, attachedAt), node: node, state: entry.state)
+            case .detach:
+                state.detachOrder.removeAll(keepingCapacity: true)
+                state.registry.detach(node, time: time, into: &state.detachOrder)
+                for id in state.detachOrder {
+                    state.sequence &+= 1
+                    straight.encodeDetached(sequence: state.sequence, time: time, node: id)
+                }
+                return true
+            case .release:
+                guard state.registry.releaseObject(node, index: entry.index) != nil else { return false }
+                state.sequence &+= 1
+                straight.encodeReleased(sequence: state.sequence, time: time, node: node, index: entry.index)
+            }
+        }
+        return false
+    }
+
+    /// Whether ``emit(_:for:at:origin:in:)`` reads a change's names: not when nothing listens,
+    /// nor when the log's consumer, its feed the only sink, makes no event of it.
+    private static func namesAreRead(in state: State) -> Bool {
+        guard !state.sinks.isEmpty else { return false }
+        guard state.directFeed != nil, !state.directFeedWantsEvents, state.sinks.count == 1 else { return true }
+        return state.sinks[0] !== state.directFeed
+    }
+
+    /// Whether ``emit(_:for:at:origin:in:)`` reads a release's names: as ``namesAreRead(in:)``,
+    /// and not when the change is encoded straight (a release's frame carries no names).
+    private static func releaseNamesAreRead(in state: State) -> Bool {
+        guard namesAreRead(in: state) else { return false }
+        return state.straight == nil || state.directFeed == nil
     }
 
     private static func noteTest(_ test: TestIdentity?, in state: inout State) {

@@ -5,7 +5,7 @@
 /// what the tracker keeps about its objects (the identity of a principal object, the address of
 /// each watched object) must not read as a holder of them. So it keeps this instead of an
 /// `ObjectIdentifier`, which is the raw address.
-public struct ObfuscatedAddress: Hashable, Sendable {
+public struct ObfuscatedAddress: Hashable, Sendable, BitwiseCopyable {
     /// The key: random, with the top byte set (user-space addresses have it clear).
     private static let key: UInt = UInt(truncatingIfNeeded: UInt64.random(in: 0...UInt64.max)) | (0xA5 << 56)
 

@@ -25,7 +25,7 @@ struct DeltaFrameWriterTests {
             let (first, second) = (UInt32(truncatingIfNeeded: word()), UInt32(truncatingIfNeeded: word()))
             let index = UInt16(truncatingIfNeeded: word())
             let nodeState = WireNodeState(rawValue: UInt8(1 + word() % 4))!
-            switch word() % 5 {
+            switch word() % 6 {
             case 0:
                 DeltaFrameWriter.nodeAttached(
                     sequence: sequence, time: time, node: node, parent: parent, kind: first, name: second, into: &fast)
@@ -50,6 +50,9 @@ struct DeltaFrameWriterTests {
             case 3:
                 DeltaFrameWriter.nodeDetached(sequence: sequence, time: time, node: node, into: &fast)
                 encoder.encode(.nodeDetached(NodeDetachedFrame(sequence: sequence, timeNanos: time, nodeID: node)), into: &general)
+            case 4:
+                DeltaFrameWriter.nodeOrigin(node: node, site: first, test: second, into: &fast)
+                encoder.encode(.nodeOrigin(NodeOriginFrame(nodeID: node, siteID: first, testID: second)), into: &general)
             default:
                 DeltaFrameWriter.objectReleased(sequence: sequence, time: time, node: node, index: index, into: &fast)
                 encoder.encode(
