@@ -219,7 +219,8 @@ struct AgentLink {
         }
     }
 
-    /// The weak references were polled; every event up to `horizon` is in the queue now.
+    /// The weak references were polled; every event up to `horizon` is encoded or in the
+    /// writer's batch now (the poll applied the log as a take does).
     /// `oldestUnexplained` is the detach time of the earliest detached node with an object
     /// alive whose holders have not been explained.
     mutating func releasesPolled(horizon: UInt64, oldestUnexplained: UInt64?, now: UInt64) -> Action {

@@ -143,7 +143,9 @@ struct AgentWriter {
         case .takeEvents:
             // The changes the app's threads recorded become events here, off their threads.
             // While the stream sends deltas, the events are encoded as the changes are applied.
-            let straight = lendConnection(if: link.takesEventsStraight)
+            // Not straight after the poll saw the queue drop events: the queue has forgotten
+            // the drop, and this round's events must wait for the snapshot that the drop calls for.
+            let straight = lendConnection(if: link.takesEventsStraight && droppedByPoll == 0)
             var (dropped, backlog) = tracker.applyRecorded(
                 for: feed, into: &batch, encoding: straight, maximum: AgentLink.roundUnits)
             behind = backlog

@@ -48,17 +48,17 @@ public struct AttachSite: Sendable, Equatable, CustomStringConvertible {
     /// `ProfileFlow.swift:42`.
     public var description: String { "\(fileName):\(line)" }
 
-    /// A key that identifies the site without reading its text: the address of the file's
-    /// static string (every use of one `#filePath` literal shares it) and the line.
-    /// Two words equal for equal sites (the file literal's address or the dynamic path's number,
-    /// and the line), or nil for a file literal that is not a pointer: what a cache compares
-    /// without hashing.
+    /// Two words equal for equal sites, or nil for a file literal that is not a pointer: what a
+    /// cache compares without hashing. A literal gives its address and the line; a path made at
+    /// run time its number and the line with bit 32 set, so the two kinds never meet.
     package var words: (UInt, UInt)? {
         if dynamicPath != 0 { return (UInt(dynamicPath), UInt(line) | 1 << 32) }
         guard file.hasPointerRepresentation else { return nil }
         return (UInt(bitPattern: file.utf8Start), UInt(line))
     }
 
+    /// A key that identifies the site without reading its text: the address of the file's
+    /// static string (every use of one `#filePath` literal shares it) and the line.
     package var internKey: SiteKey {
         if dynamicPath != 0 { return SiteKey(address: 0, line: line, text: filePath) }
         return file.hasPointerRepresentation

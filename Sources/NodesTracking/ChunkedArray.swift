@@ -71,8 +71,9 @@ struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
             table.chunks.append(Chunk(owner: table.stamp))
         }
         let index = count
+        let base = writableBase(index >> Self.shift)
+        (base + (index & (Self.chunkSize - 1))).initialize(to: element)
         count += 1
-        self[index] = element
     }
 
     /// Appends `element` `count` times.

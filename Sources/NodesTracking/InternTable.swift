@@ -68,11 +68,18 @@ struct InternTable<Value: Hashable & Sendable>: Sendable {
         counts[Int(id)] &+= 1
     }
 
-    /// Counts one use of `id` less.
+    /// Counts one use of `id` less. A value that nothing uses stays readable by its id until
+    /// the next ``sweepIfDue()``: a caller may still read what it just released.
     mutating func release(_ id: UInt32) {
         counts[Int(id)] -= 1
         guard counts[Int(id)] == 0 else { return }
         unused += 1
+    }
+
+    /// Forgets the values that nothing uses once they outnumber the used ones (and number over
+    /// 1,024). Called only where no id of an unused value is still to be read: before a change
+    /// that adds uses, never inside a release.
+    mutating func sweepIfDue() {
         if unused > 1_024, unused * 2 > ids.count { sweep() }
     }
 

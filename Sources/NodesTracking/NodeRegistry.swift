@@ -156,6 +156,7 @@ package struct NodeRegistry: Sendable {
         _ node: NodeID, parent: NodeID?, kind: NodeKind, name: String, time: UInt64, principal: WeakReference?,
         origin: NodeOrigin = .unknown, expectedObjects: Int = 1
     ) -> DebugInformation.Change {
+        nodeDescriptors.sweepIfDue()
         let descriptor = NodeDescriptor(name: name, kind: kind, origin: origin)
         let id = nodeDescriptors.retain(descriptor, hint: descriptor.hint)
         attach(node, parent: parent, descriptor: id, time: time, principal: principal, expectedObjects: expectedObjects)
@@ -170,6 +171,7 @@ package struct NodeRegistry: Sendable {
         _ node: NodeID, parent: NodeID?, type: AnyObject.Type, name: String?, kind: NodeKind, time: UInt64,
         origin: NodeOrigin, expectedObjects: Int
     ) -> UInt32 {
+        nodeDescriptors.sweepIfDue()
         let id = nodeDescriptorID(type: type, name: name, kind: kind, origin: origin)
         attach(node, parent: parent, descriptor: id, time: time, principal: nil, expectedObjects: expectedObjects)
         return id
@@ -245,6 +247,7 @@ package struct NodeRegistry: Sendable {
     mutating func addObject(
         to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?, address: ObfuscatedAddress
     ) -> UInt16? {
+        objectDescriptors.sweepIfDue()
         guard let slot = objectSlot(for: node) else { return nil }
         let descriptor = ObjectDescriptor(role: role, typeName: typeName)
         let id = objectDescriptors.retain(descriptor, hint: descriptor.hint)
@@ -268,6 +271,7 @@ package struct NodeRegistry: Sendable {
     mutating func addObject(
         to node: NodeID, type: AnyObject.Type, role: ObjectRole, address: ObfuscatedAddress
     ) -> (index: UInt16, descriptor: UInt32)? {
+        objectDescriptors.sweepIfDue()
         guard let slot = objectSlot(for: node) else { return nil }
         let id = objectDescriptorID(type: type, role: role)
         return (addObject(in: slot, descriptor: id, address: address), id)
@@ -390,8 +394,9 @@ package struct NodeRegistry: Sendable {
         }
     }
 
-    /// ``release(_:index:)``, giving the object's descriptor id rather than its names (which
-    /// stay readable with ``objectDescriptor(_:)`` until the next change).
+    /// ``release(_:index:)``, giving the object's descriptor id rather than its names. They stay
+    /// readable with ``objectDescriptor(_:)`` until the next attach or added object, even when
+    /// this release was the descriptor's last use (the descriptor table sweeps only then).
     mutating func releaseObject(_ node: NodeID, index: UInt16) -> UInt32? {
         guard let slot = slot(of: node.rawValue), index < nodes[slot].objectCount else { return nil }
         let position = nodes[slot].objectStart &+ UInt32(index)

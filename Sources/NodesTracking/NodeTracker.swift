@@ -738,7 +738,7 @@ public final class NodeTracker: Sendable {
                 return true
             case .release:
                 if let descriptor = state.registry.releaseObject(node, index: entry.index) {
-                    guard Self.releaseNamesAreRead(in: state) else {
+                    guard Self.namesAreRead(in: state) else {
                         emit(.released(index: entry.index, role: .unnamed, typeName: ""), for: node, at: time, in: &state)
                         return false
                     }
@@ -816,13 +816,6 @@ public final class NodeTracker: Sendable {
         guard !state.sinks.isEmpty else { return false }
         guard state.directFeed != nil, !state.directFeedWantsEvents, state.sinks.count == 1 else { return true }
         return state.sinks[0] !== state.directFeed
-    }
-
-    /// Whether ``emit(_:for:at:origin:in:)`` reads a release's names: as ``namesAreRead(in:)``,
-    /// and not when the change is encoded straight (a release's frame carries no names).
-    private static func releaseNamesAreRead(in state: State) -> Bool {
-        guard namesAreRead(in: state) else { return false }
-        return state.straight == nil || state.directFeed == nil
     }
 
     private static func noteTest(_ test: TestIdentity?, in state: inout State) {

@@ -22,6 +22,30 @@ struct NodeRegistryTests {
         #expect(!registry.contains(root))
     }
 
+    /// A release that ends a descriptor's last use, at a moment when the descriptor table is due
+    /// to sweep (more unused descriptors than used ones, over 1,024), still reads the released
+    /// object's names: the sweep waits for the next attach or added object.
+    @Test func theLastReleaseOfADescriptorStillNamesItWhenASweepIsDue() {
+        var registry = NodeRegistry()
+        let count: UInt64 = 2_100
+        for raw in 1...count {
+            let node = NodeID(rawValue: raw)
+            _ = registry.attach(node, parent: nil, kind: .flow, name: "N\(raw)", time: 0, principal: nil)
+            _ = registry.addObject(to: node, role: .flow, typeName: "Type\(raw)", weak: nil, address: .unknown)
+            _ = registry.detach(node, time: 1)
+        }
+        for raw in 1...count {
+            let names = registry.release(NodeID(rawValue: raw), index: 0)
+            #expect(names?.typeName == "Type\(raw)" && names?.role == .flow)
+        }
+        #expect(registry.count == 0)
+        // The next attach sweeps, and the table starts reusing ids: names stay right.
+        let again = NodeID(rawValue: count + 1)
+        _ = registry.attach(again, parent: nil, kind: .flow, name: "Again", time: 2, principal: nil)
+        #expect(registry.addObject(to: again, role: .context, typeName: "Fresh", weak: nil, address: .unknown) == 0)
+        #expect(registry.release(again, index: 0)?.typeName == "Fresh")
+    }
+
     @Test func releaseIsReportedOnceAndUnknownIndicesAreIgnored() {
         var registry = NodeRegistry()
         let node = NodeID(rawValue: 7)
