@@ -128,6 +128,9 @@ final class ByteRun: FrameSink, @unchecked Sendable {
     init(capacity: Int = 16_384) {
         self.capacity = capacity
         base = .allocate(byteCount: capacity, alignment: 16)
+        // Zeroed: the block's earlier bytes (a freed object's words) would otherwise lie in
+        // memory the retainer analysis scans as this run's.
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: capacity)
     }
 
     deinit { base.deallocate() }
@@ -160,6 +163,7 @@ final class ByteRun: FrameSink, @unchecked Sendable {
         let grown = Swift.max(needed, capacity * 2)
         let larger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
         larger.copyMemory(from: base, byteCount: count)
+        (larger + count).initializeMemory(as: UInt8.self, repeating: 0, count: grown - count)
         base.deallocate()
         base = larger
         capacity = grown

@@ -25,14 +25,24 @@ struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
         @exclusivity(unchecked) var owner: UInt
 
         init(owner: UInt) {
-            base = .allocate(capacity: ChunkedArray.chunkSize)
+            base = Self.zeroedChunk()
             self.owner = owner
         }
 
         init(copying other: Chunk, count: Int, owner: UInt) {
-            base = .allocate(capacity: ChunkedArray.chunkSize)
-            base.initialize(from: other.base, count: count)
+            base = Self.zeroedChunk()
+            base.update(from: other.base, count: count)
             self.owner = owner
+        }
+
+        /// A chunk's memory, zeroed: a block's earlier bytes (a freed object's words) would
+        /// otherwise lie past the elements, where the retainer analysis scans this block of no
+        /// known shape word by word and takes them for references.
+        private static func zeroedChunk() -> UnsafeMutablePointer<Element> {
+            let base = UnsafeMutablePointer<Element>.allocate(capacity: ChunkedArray.chunkSize)
+            UnsafeMutableRawPointer(base).initializeMemory(
+                as: UInt8.self, repeating: 0, count: ChunkedArray.chunkSize * MemoryLayout<Element>.stride)
+            return base
         }
 
         deinit { base.deallocate() }
