@@ -120,15 +120,12 @@ struct HostStreamEncoder {
         sequence: UInt64, time: UInt64, node: UInt64, parent: UInt64, kind: borrowing NodeKind, name: borrowing String,
         origin: borrowing NodeOrigin, into run: ByteRun
     ) {
-        var definitions: [UInt8] = []
-        let kindID = intern(kind.rawValue, into: &definitions)
-        let nameID = intern(name, into: &definitions)
-        if !definitions.isEmpty { run.append(definitions) }
+        let (kindID, nameID) = internPair(kind.rawValue, name, before: run)
         var run = run
         DeltaFrameWriter.nodeAttached(
             sequence: sequence, time: time, node: node, parent: parent, kind: kindID, name: nameID, into: &run)
         guard sendsOrigins, origin.site != nil || origin.test != nil else { return }
-        definitions.removeAll(keepingCapacity: true)
+        var definitions: [UInt8] = []
         let siteID = origin.site.map { intern($0, into: &definitions) } ?? 0
         let testID = origin.test.map { intern($0, into: &definitions) } ?? 0
         if !definitions.isEmpty { run.append(definitions) }
@@ -139,13 +136,18 @@ struct HostStreamEncoder {
         sequence: UInt64, time: UInt64, node: UInt64, index: UInt16, role: borrowing ObjectRole,
         typeName: borrowing String, into run: ByteRun
     ) {
-        var definitions: [UInt8] = []
-        let roleID = intern(role.rawValue, into: &definitions)
-        let typeID = intern(typeName, into: &definitions)
-        if !definitions.isEmpty { run.append(definitions) }
+        let (roleID, typeID) = internPair(role.rawValue, typeName, before: run)
         var run = run
         DeltaFrameWriter.objectAdded(
             sequence: sequence, time: time, node: node, index: index, role: roleID, typeName: typeID, into: &run)
+    }
+
+    /// The ids of two strings, any definition they need appended to `run` first.
+    private mutating func internPair(_ first: String, _ second: String, before run: ByteRun) -> (UInt32, UInt32) {
+        var definitions: [UInt8] = []
+        let ids = (intern(first, into: &definitions), intern(second, into: &definitions))
+        if !definitions.isEmpty { run.append(definitions) }
+        return ids
     }
 
     /// Appends any other message (hello, dropped, goodbye, retainers): a retainer path's closure

@@ -699,10 +699,7 @@ public final class NodeTracker: Sendable {
         switch consume change {
         case .attach(let entry, let details):
             let (node, time) = (entry.node, entry.time)
-            let descriptor = state.registry.attach(
-                node, parent: details.parent, type: details.type, name: details.name, kind: details.kind, time: time,
-                origin: details.origin, expectedObjects: Int(entry.index))
-            if details.origin.test != nil { Self.noteTest(details.origin.test, in: &state) }
+            let descriptor = Self.register(entry, details, in: &state)
             guard Self.namesAreRead(in: state) else {
                 emit(.attached(parent: details.parent, kind: .unnamed, name: ""), for: node, at: time, in: &state)
                 return false
@@ -760,10 +757,7 @@ public final class NodeTracker: Sendable {
         switch consume change {
         case .attach(let entry, let details):
             let (node, time) = (entry.node, entry.time)
-            let descriptor = state.registry.attach(
-                node, parent: details.parent, type: details.type, name: details.name, kind: details.kind, time: time,
-                origin: details.origin, expectedObjects: Int(entry.index))
-            if details.origin.test != nil { Self.noteTest(details.origin.test, in: &state) }
+            let descriptor = Self.register(entry, details, in: &state)
             state.sequence &+= 1
             if let name = details.name {
                 straight.encodeAttached(
@@ -808,6 +802,15 @@ public final class NodeTracker: Sendable {
             }
         }
         return false
+    }
+
+    /// Registers a logged attach (and its test); returns its descriptor's id.
+    private static func register(_ entry: LogEntry, _ details: borrowing AttachDetails, in state: inout State) -> UInt32 {
+        let descriptor = state.registry.attach(
+            entry.node, parent: details.parent, type: details.type, name: details.name, kind: details.kind,
+            time: entry.time, origin: details.origin, expectedObjects: Int(entry.index))
+        if details.origin.test != nil { noteTest(details.origin.test, in: &state) }
+        return descriptor
     }
 
     /// Whether ``emit(_:for:at:origin:in:)`` reads a change's names: not when nothing listens,
