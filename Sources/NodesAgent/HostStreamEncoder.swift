@@ -9,18 +9,16 @@ import NodescopeWire
 ///
 /// A new connection needs a new encoder: string, site and test ids are per connection.
 struct HostStreamEncoder {
-    private struct RecentString {
-        /// Kept so that the bits stay this string's: its storage cannot be reused meanwhile.
-        var string: String
-        var bits: (UInt64, UInt64)
-        var id: UInt32
-    }
-
     private var encoder = FrameEncoder()
     private var strings: [String: UInt32] = [:]
     private var nextStringID: UInt32 = 1
-    /// Recently interned strings by a hash of their bits (see `intern`).
-    private var recent = [RecentString?](repeating: nil, count: 32)
+    /// Recently interned strings by a hash of their bits (see `intern`): the bits and the id in
+    /// plain arrays, compared without touching the string; id 0 marks an empty entry.
+    private var recentBits = [(UInt64, UInt64)](repeating: (0, 0), count: 32)
+    private var recentIDs = [UInt32](repeating: 0, count: 32)
+    /// The strings of `recentBits`, kept so that the bits stay theirs (their storage cannot be
+    /// reused meanwhile).
+    private var recentStrings = [String](repeating: "", count: 32)
     private var sites: [SiteKey: UInt32] = [:]
     /// Recently interned sites by their words (see `intern(_:into:)`); id 0 marks an empty entry.
     private var recentSites = [(words: (UInt, UInt), id: UInt32)](repeating: ((0, 0), 0), count: 16)
@@ -209,7 +207,7 @@ struct HostStreamEncoder {
         // string: the same small string inline, or the same storage, which the cache keeps alive.
         let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
         let slot = Int(truncatingIfNeeded: ((bits.0 ^ bits.1) &* 0x9E37_79B9_7F4A_7C15) >> 59)
-        if let cached = recent[slot], cached.bits == bits { return cached.id }
+        if recentBits[slot] == bits, recentIDs[slot] != 0 { return recentIDs[slot] }
         let id: UInt32
         if let known = strings[string] {
             id = known
@@ -219,7 +217,9 @@ struct HostStreamEncoder {
             strings[string] = id
             encoder.encode(.defineString(DefineStringFrame(stringID: id, value: string)), into: &buffer)
         }
-        recent[slot] = RecentString(string: string, bits: bits, id: id)
+        recentStrings[slot] = string
+        recentBits[slot] = bits
+        recentIDs[slot] = id
         return id
     }
 }

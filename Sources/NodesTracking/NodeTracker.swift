@@ -683,12 +683,15 @@ public final class NodeTracker: Sendable {
     ) -> (wakePoller: Bool, backlog: Bool) {
         var detached = false
         // The log's consumer applying its own log for its feed alone, encoding as it goes.
-        let straight = state.directFeed != nil && state.directFeedWantsEvents ? state.straight : nil
-        let backlog = log.drain(through: end, maximum: maximum) { change in
-            if let straight {
+        // Unwrapped once, not per change (binding an optional in the loop retains it each time).
+        let backlog: Bool
+        if state.directFeed != nil && state.directFeedWantsEvents, let straight = state.straight {
+            backlog = log.drain(through: end, maximum: maximum) { change in
                 if apply(change, encodingWith: straight, to: &state) { detached = true }
-            } else if apply(change, to: &state) {
-                detached = true
+            }
+        } else {
+            backlog = log.drain(through: end, maximum: maximum) { change in
+                if apply(change, to: &state) { detached = true }
             }
         }
         return (detached && !state.registry.pending.isEmpty, backlog)
@@ -774,9 +777,11 @@ public final class NodeTracker: Sendable {
                     to: node, type: record.type, role: record.role, address: record.address)
             else { return false }
             state.sequence &+= 1
-            straight.encodeObjectAdded(
-                sequence: state.sequence, time: time, node: node, index: added, role: record.role,
-                typeName: state.registry.objectDescriptor(descriptor).typeName)
+            let sequence = state.sequence
+            state.registry.withObjectTypeName(descriptor) { typeName in
+                straight.encodeObjectAdded(
+                    sequence: sequence, time: time, node: node, index: added, role: record.role, typeName: typeName)
+            }
         case .change(let entry):
             let (node, time) = (entry.node, entry.time)
             switch entry.operation {
