@@ -28,6 +28,14 @@ struct CollectorConnection {
 
     /// Appends one message (hello, heartbeat, dropped …) to what is to be written.
     mutating func encode(_ message: WireMessage) {
+        if sentOffset >= outgoing.count, deltas.count > 0 {
+            // Nothing else waits to be written: the message joins the run (a heartbeat after a
+            // poll's deltas), which is then written from where it lies (``write(waitMilliseconds:)``).
+            var bytes: [UInt8] = []
+            encoder.encode(message, into: &bytes)
+            deltas.append(bytes)
+            return
+        }
         deltas.move(into: &outgoing)
         encoder.encode(message, into: &outgoing)
     }
@@ -92,6 +100,22 @@ struct CollectorConnection {
     /// Writes what is pending, waiting up to `waitMilliseconds` for a socket that does not
     /// take it at once. Once all of it is written, the buffer starts over.
     mutating func write(waitMilliseconds: Int32) -> AgentLink.WriteOutcome {
+        if sentOffset >= outgoing.count, deltas.count > 0 {
+            // Nothing else waits: the run's bytes are sent from where they lie, with no copy.
+            // What the socket does not take moves to `outgoing` whole, with the part sent
+            // counted as sent, so that its frames still lie end to end from its start.
+            outgoing.removeAll(keepingCapacity: true)
+            sentOffset = 0
+            let sent = deltas.withBytes { socket.send($0, from: 0, timeoutMilliseconds: waitMilliseconds) }
+            guard case .success(let offset) = sent else { return .failed }
+            guard offset < deltas.count else {
+                deltas.clear()
+                return .all
+            }
+            deltas.move(into: &outgoing)
+            sentOffset = offset
+            return .partly
+        }
         deltas.move(into: &outgoing)
         if sentOffset < outgoing.count {
             guard case .success(let offset) = socket.send(outgoing, from: sentOffset, timeoutMilliseconds: waitMilliseconds)

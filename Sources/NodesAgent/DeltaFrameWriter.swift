@@ -151,6 +151,14 @@ final class ByteRun: FrameSink, @unchecked Sendable {
         count += bytes.count
     }
 
+    /// Calls `body` with the bytes appended since the last move, where they lie.
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Starts over, the bytes dropped (they were sent from where they lie).
+    func clear() { count = 0 }
+
     /// Moves the bytes to the end of `array`, and starts over.
     func move(into array: inout [UInt8]) {
         guard count > 0 else { return }

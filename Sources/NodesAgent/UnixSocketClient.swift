@@ -40,14 +40,17 @@ struct UnixSocketClient {
     /// Sends as much of `bytes[offset...]` as the socket takes within `timeoutMilliseconds`.
     /// Returns the new offset.
     func send(_ bytes: [UInt8], from offset: Int, timeoutMilliseconds: Int32) -> Result<Int, Failure> {
+        bytes.withUnsafeBytes { send($0, from: offset, timeoutMilliseconds: timeoutMilliseconds) }
+    }
+
+    /// ``send(_:from:timeoutMilliseconds:)`` of bytes where they lie.
+    func send(_ bytes: UnsafeRawBufferPointer, from offset: Int, timeoutMilliseconds: Int32) -> Result<Int, Failure> {
         var offset = offset
         // The wait is for the whole send: a socket that takes a little at a time does not get
         // the timeout again with each part.
         let deadline = MonotonicClock.now() &+ UInt64(max(timeoutMilliseconds, 0)) &* 1_000_000
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-            }
+        while offset < bytes.count, let base = bytes.baseAddress {
+            let written = Glibc.send(descriptor, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
             if written > 0 {
                 offset += written
                 continue

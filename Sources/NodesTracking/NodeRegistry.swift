@@ -277,7 +277,9 @@ package struct NodeRegistry: Sendable {
         return (addObject(in: slot, descriptor: id, address: address), id)
     }
 
-    /// The slot of `node` if it may take another object.
+    /// The slot of `node` if it may take another object. Inlined: called on its own, it ran on a
+    /// copy of the whole registry (336 bytes) that the writer's loop made for each added object.
+    @inline(__always)
     private func objectSlot(for node: NodeID) -> Int? {
         guard let slot = slot(of: node.rawValue), nodes[slot].objectCount < UInt16.max,
             !nodes[slot].isDetached || nodes[slot].aliveCount > 0
