@@ -25,11 +25,6 @@ struct InternTable<Value: Hashable & Sendable>: Sendable {
         values[Int(id)]!
     }
 
-    /// Reads the value of `id` in place, without a copy of it (its strings not retained).
-    func withValue<Result>(_ id: UInt32, _ body: (borrowing Value) -> Result) -> Result {
-        values.withUnsafeBufferPointer { body($0[Int(id)].unsafelyUnwrapped) }
-    }
-
     /// How many distinct values are kept (used or awaiting the sweep).
     var count: Int { ids.count }
 

@@ -340,11 +340,6 @@ package struct NodeRegistry: Sendable {
         objectDescriptors[id]
     }
 
-    /// Reads the type name of an object descriptor in place (no copy of the descriptor).
-    func withObjectTypeName<Result>(_ id: UInt32, _ body: (borrowing String) -> Result) -> Result {
-        objectDescriptors.withValue(id) { body($0.typeName) }
-    }
-
     /// Sets the node's state; returns its attach time, or nil when the node is unknown.
     mutating func setState(_ state: NodeState, of node: NodeID) -> UInt64? {
         guard let slot = slot(of: node.rawValue) else { return nil }

@@ -777,11 +777,9 @@ public final class NodeTracker: Sendable {
                     to: node, type: record.type, role: record.role, address: record.address)
             else { return false }
             state.sequence &+= 1
-            let sequence = state.sequence
-            state.registry.withObjectTypeName(descriptor) { typeName in
-                straight.encodeObjectAdded(
-                    sequence: sequence, time: time, node: node, index: added, role: record.role, typeName: typeName)
-            }
+            straight.encodeObjectAdded(
+                sequence: state.sequence, time: time, node: node, index: added, role: record.role,
+                typeName: state.registry.objectDescriptor(descriptor).typeName)
         case .change(let entry):
             let (node, time) = (entry.node, entry.time)
             switch entry.operation {
