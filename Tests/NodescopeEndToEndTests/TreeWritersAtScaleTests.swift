@@ -101,7 +101,7 @@ struct TreeWritersAtScaleTests {
             fixture, [["tree", name], ["tree", name, "--json"], ["export", name, "-o", dotFile], ["export", name, "-o", svgFile]])
         let (text, json, dot, svg) = (results[0], results[1], results[2], results[3])
 
-        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.status == 0, "\(text.stderr)\nthe daemon's log: \(fixture.daemon.stderr.suffix(2_000))")
         let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == count + 2, "a header, a line per node, and the final newline")
         // A line's length is bounded however deep its node: deep lines give their depth.
@@ -110,7 +110,7 @@ struct TreeWritersAtScaleTests {
         if deepest > 100 { #expect(lines[count].hasPrefix("[\(deepest)] "), "\(lines[count].prefix(80))") }
         #expect((text.peakKiB ?? 0) < memoryBound, "tree: \(text.peakKiB ?? 0) KiB")
 
-        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.status == 0, "\(json.stderr)\nthe daemon's log: \(fixture.daemon.stderr.suffix(2_000))")
         let view = try JSONDecoder().decode(TreeView.self, from: Data(json.stdout.utf8))
         #expect(view.nodes.count == count)
         #expect(view.nodes.map(\.depth).max() == deepest)
