@@ -67,21 +67,29 @@ final class WireConnectionHandler: ChannelInboundHandler {
     /// Closes the connection when no hello came within the deadline. A deadline that passed while
     /// the collector's loop was busy with other work (a big answer for another client) is given
     /// again: the hello may be waiting in the socket, and the loop runs the timers that came due
-    /// during that work before it reads its sockets again.
-    private func armHelloTimeout(_ context: ChannelHandlerContext) {
+    /// during that work before it reads its sockets again. A deadline met in time still takes a
+    /// last look ``lastLookNanos`` later, after the loop has read its sockets once more: the loop
+    /// may have been busy for most of the deadline and come back just before it, with the hello
+    /// waiting unread (closing then would reset a client that did say hello).
+    private func armHelloTimeout(_ context: ChannelHandlerContext, lastLook: Bool = false) {
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
         let deadline = limits.helloDeadlineNanos
-        let due = context.eventLoop.now + .nanoseconds(deadline)
+        let due = context.eventLoop.now + .nanoseconds(lastLook ? Self.lastLookNanos : deadline)
         helloTimeout = context.eventLoop.scheduleTask(deadline: due) {
             let (handler, context) = bound.value
             guard handler.machine.state == .awaitingHello, !handler.closing else { return }
             if context.eventLoop.now - due > .nanoseconds(max(deadline / 4, 100_000_000)) {
                 handler.armHelloTimeout(context)
+            } else if !lastLook {
+                handler.armHelloTimeout(context, lastLook: true)
             } else {
                 handler.close(context, reason: "no hello within \(Self.seconds(deadline))")
             }
         }
     }
+
+    /// How long after the hello deadline a connection is looked at once more before it is closed.
+    static let lastLookNanos: Int64 = 50_000_000
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
