@@ -60,24 +60,25 @@ struct CollectorConnection {
         encoder.encode(sequence: sequence, time: time, node: node, change: change, origin: origin, into: &outgoing)
     }
 
-    /// Appends an `attached` event's frame and the node's origin.
+    /// Appends an `attached` event's frame and the node's origin, named by descriptor
+    /// `descriptor` of `names`.
     mutating func encodeAttached(
-        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, kind: borrowing NodeKind, name: borrowing String,
-        origin: borrowing NodeOrigin
+        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, descriptor: UInt32,
+        epoch: DescriptorEpoch, names: () -> NodeDescriptor
     ) {
         encoder.encodeAttached(
-            sequence: sequence, time: time, node: node.rawValue, parent: parent?.rawValue ?? 0, kind: kind, name: name,
-            origin: origin, into: deltas)
+            sequence: sequence, time: time, node: node.rawValue, parent: parent?.rawValue ?? 0, descriptor: descriptor,
+            epoch: epoch, names: names, into: deltas)
     }
 
-    /// Appends an `objectAdded` event's frame.
+    /// Appends an `objectAdded` event's frame, named by object descriptor `descriptor` of `names`.
     mutating func encodeObjectAdded(
-        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, role: borrowing ObjectRole,
-        typeName: borrowing String
+        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, descriptor: UInt32,
+        epoch: DescriptorEpoch, names: () -> ObjectDescriptor
     ) {
         encoder.encodeObjectAdded(
-            sequence: sequence, time: time, node: node.rawValue, index: index, role: role, typeName: typeName,
-            into: deltas)
+            sequence: sequence, time: time, node: node.rawValue, index: index, descriptor: descriptor, epoch: epoch,
+            names: names, into: deltas)
     }
 
     /// Appends a `stateChanged` event's frame (none for a state the wire does not know).
@@ -258,22 +259,22 @@ final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
     }
 
     func encodeAttached(
-        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, kind: borrowing NodeKind, name: borrowing String,
-        origin: borrowing NodeOrigin
+        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, descriptor: UInt32,
+        epoch: DescriptorEpoch, names: () -> NodeDescriptor
     ) {
         guard sequence > through else { return }
         connection?.encodeAttached(
-            sequence: sequence, time: time, node: node, parent: parent, kind: kind, name: name, origin: origin)
+            sequence: sequence, time: time, node: node, parent: parent, descriptor: descriptor, epoch: epoch, names: names)
         encoded(sequence)
     }
 
     func encodeObjectAdded(
-        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, role: borrowing ObjectRole,
-        typeName: borrowing String
+        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, descriptor: UInt32,
+        epoch: DescriptorEpoch, names: () -> ObjectDescriptor
     ) {
         guard sequence > through else { return }
         connection?.encodeObjectAdded(
-            sequence: sequence, time: time, node: node, index: index, role: role, typeName: typeName)
+            sequence: sequence, time: time, node: node, index: index, descriptor: descriptor, epoch: epoch, names: names)
         encoded(sequence)
     }
 

@@ -23,8 +23,18 @@ struct HostStreamEncoder {
     /// Recently interned sites by their words (see `intern(_:into:)`); id 0 marks an empty entry.
     private var recentSites = [(words: (UInt, UInt), id: UInt32)](repeating: ((0, 0), 0), count: 16)
     private var tests: [UInt64: UInt32] = [:]
+    /// The wire ids of the tracker's node descriptors met on this connection, by descriptor id
+    /// (kind 0: not met), and of its object descriptors (role 0: not met); valid for
+    /// `namesEpoch` (see ``NodeRegistry/descriptorEpoch``). An attach or an added object whose
+    /// descriptor was met costs no look-up of its strings.
+    private var nodeWire: [NodeWireIDs] = []
+    private var objectWire: [(role: UInt32, typeName: UInt32)] = []
+    private var namesEpoch = DescriptorEpoch.none
     /// Whether the connection speaks version 2, which carries node origins.
-    var sendsOrigins = false
+    var sendsOrigins = false {
+        // What was kept by descriptor was made for the other answer.
+        didSet { namesEpoch = .none }
+    }
     /// Whether the connection speaks version 3, whose retainer paths carry closure sites.
     var sendsClosureSites = false
 
@@ -114,30 +124,92 @@ struct HostStreamEncoder {
     // Their frames go to a ``ByteRun``; a definition they need first (rare: once per string,
     // site and test) is encoded apart and appended before them.
 
-    mutating func encodeAttached(
-        sequence: UInt64, time: UInt64, node: UInt64, parent: UInt64, kind: borrowing NodeKind, name: borrowing String,
-        origin: borrowing NodeOrigin, into run: ByteRun
-    ) {
-        let (kindID, nameID) = internPair(kind.rawValue, name, before: run)
-        var run = run
-        DeltaFrameWriter.nodeAttached(
-            sequence: sequence, time: time, node: node, parent: parent, kind: kindID, name: nameID, into: &run)
-        guard sendsOrigins, origin.site != nil || origin.test != nil else { return }
-        var definitions: [UInt8] = []
-        let siteID = origin.site.map { intern($0, into: &definitions) } ?? 0
-        let testID = origin.test.map { intern($0, into: &definitions) } ?? 0
-        if !definitions.isEmpty { run.append(definitions) }
-        DeltaFrameWriter.nodeOrigin(node: node, site: siteID, test: testID, into: &run)
+    /// What an attach's frames carry of its node's descriptor.
+    private struct NodeWireIDs {
+        var kind: UInt32 = 0
+        var name: UInt32 = 0
+        var site: UInt32 = 0
+        var test: UInt32 = 0
     }
 
-    mutating func encodeObjectAdded(
-        sequence: UInt64, time: UInt64, node: UInt64, index: UInt16, role: borrowing ObjectRole,
-        typeName: borrowing String, into run: ByteRun
+    /// Appends an `attached` frame and the node's origin (on a connection of version 2, when
+    /// something is known) for a node named by descriptor `descriptor` of `names`.
+    mutating func encodeAttached(
+        sequence: UInt64, time: UInt64, node: UInt64, parent: UInt64, descriptor: UInt32,
+        epoch: DescriptorEpoch, names: () -> NodeDescriptor, into run: ByteRun
     ) {
-        let (roleID, typeID) = internPair(role.rawValue, typeName, before: run)
+        check(epoch)
+        let slot = Int(descriptor)
+        if slot >= nodeWire.count || nodeWire[slot].kind == 0 {
+            nodeWireIDs(of: descriptor, names: names, before: run)
+        }
+        let ids = nodeWire[slot]
+        var run = run
+        DeltaFrameWriter.nodeAttached(
+            sequence: sequence, time: time, node: node, parent: parent, kind: ids.kind, name: ids.name, into: &run)
+        guard sendsOrigins, ids.site != 0 || ids.test != 0 else { return }
+        DeltaFrameWriter.nodeOrigin(node: node, site: ids.site, test: ids.test, into: &run)
+    }
+
+    /// Appends an `objectAdded` frame for an object named by object descriptor `descriptor` of
+    /// `names`.
+    mutating func encodeObjectAdded(
+        sequence: UInt64, time: UInt64, node: UInt64, index: UInt16, descriptor: UInt32,
+        epoch: DescriptorEpoch, names: () -> ObjectDescriptor, into run: ByteRun
+    ) {
+        check(epoch)
+        let slot = Int(descriptor)
+        if slot >= objectWire.count || objectWire[slot].role == 0 {
+            objectWireIDs(of: descriptor, names: names, before: run)
+        }
+        let ids = objectWire[slot]
         var run = run
         DeltaFrameWriter.objectAdded(
-            sequence: sequence, time: time, node: node, index: index, role: roleID, typeName: typeID, into: &run)
+            sequence: sequence, time: time, node: node, index: index, role: ids.role, typeName: ids.typeName,
+            into: &run)
+    }
+
+    /// Forgets the wire ids kept by descriptor when `epoch` is another registry's or a later one.
+    @inline(__always)
+    private mutating func check(_ epoch: DescriptorEpoch) {
+        // Word by word here: `==` is a call across modules.
+        if epoch.registry != namesEpoch.registry || epoch.nodeSweeps != namesEpoch.nodeSweeps
+            || epoch.objectSweeps != namesEpoch.objectSweeps
+        {
+            namesEpoch = epoch
+            nodeWire.removeAll(keepingCapacity: true)
+            objectWire.removeAll(keepingCapacity: true)
+        }
+    }
+
+    @inline(never)
+    private mutating func nodeWireIDs(of descriptor: UInt32, names: () -> NodeDescriptor, before run: ByteRun) {
+        let named = names()
+        var definitions: [UInt8] = []
+        var ids = NodeWireIDs()
+        ids.kind = intern(named.kind.rawValue, into: &definitions)
+        ids.name = intern(named.name, into: &definitions)
+        if sendsOrigins {
+            ids.site = named.origin.site.map { intern($0, into: &definitions) } ?? 0
+            ids.test = named.origin.test.map { intern($0, into: &definitions) } ?? 0
+        }
+        if !definitions.isEmpty { run.append(definitions) }
+        let slot = Int(descriptor)
+        if slot >= nodeWire.count {
+            nodeWire.append(contentsOf: repeatElement(NodeWireIDs(), count: slot + 1 - nodeWire.count))
+        }
+        nodeWire[slot] = ids
+    }
+
+    @inline(never)
+    private mutating func objectWireIDs(of descriptor: UInt32, names: () -> ObjectDescriptor, before run: ByteRun) {
+        let named = names()
+        let ids = internPair(named.role.rawValue, named.typeName, before: run)
+        let slot = Int(descriptor)
+        if slot >= objectWire.count {
+            objectWire.append(contentsOf: repeatElement((role: UInt32(0), typeName: UInt32(0)), count: slot + 1 - objectWire.count))
+        }
+        objectWire[slot] = (ids.0, ids.1)
     }
 
     /// The ids of two strings, any definition they need appended to `run` first.

@@ -58,15 +58,21 @@ package protocol AppliedChangeEncoder: AnyObject, Sendable {
     // One call per kind of change, with plain values: how the tracker hands over the changes it
     // applies from its log, with no `DebugInformation.Change` made and destroyed for each.
 
-    /// Encodes an `attached` event and the node's origin.
+    /// Encodes an `attached` event and the node's origin: its name, kind and origin are those
+    /// of the registry's node descriptor `descriptor`, which `names` gives. An encoder may keep
+    /// what it made of them by the id while the registry's ``NodeRegistry/descriptorEpoch`` stays
+    /// `epoch`, and call `names` only for a descriptor it has not met (the agent's writer does:
+    /// then an attach from a known place costs no look-up of its strings).
     func encodeAttached(
-        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, kind: borrowing NodeKind, name: borrowing String,
-        origin: borrowing NodeOrigin)
+        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, descriptor: UInt32, epoch: DescriptorEpoch,
+        names: () -> NodeDescriptor)
 
-    /// Encodes an `objectAdded` event.
+    /// Encodes an `objectAdded` event, whose role and type name are those of the registry's
+    /// object descriptor `descriptor` (as for
+    /// ``encodeAttached(sequence:time:node:parent:descriptor:epoch:names:)``).
     func encodeObjectAdded(
-        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, role: borrowing ObjectRole,
-        typeName: borrowing String)
+        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, descriptor: UInt32, epoch: DescriptorEpoch,
+        names: () -> ObjectDescriptor)
 
     /// Encodes a `stateChanged` event.
     func encodeStateChanged(sequence: UInt64, time: UInt64, node: NodeID, state: NodeState)
@@ -80,21 +86,23 @@ package protocol AppliedChangeEncoder: AnyObject, Sendable {
 
 extension AppliedChangeEncoder {
     package func encodeAttached(
-        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, kind: borrowing NodeKind, name: borrowing String,
-        origin: borrowing NodeOrigin
+        sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, descriptor: UInt32, epoch: DescriptorEpoch,
+        names: () -> NodeDescriptor
     ) {
+        let names = names()
         encode(
-            sequence: sequence, time: time, node: node, change: .attached(parent: parent, kind: copy kind, name: copy name),
-            origin: copy origin)
+            sequence: sequence, time: time, node: node,
+            change: .attached(parent: parent, kind: names.kind, name: names.name), origin: names.origin)
     }
 
     package func encodeObjectAdded(
-        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, role: borrowing ObjectRole,
-        typeName: borrowing String
+        sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, descriptor: UInt32, epoch: DescriptorEpoch,
+        names: () -> ObjectDescriptor
     ) {
+        let names = names()
         encode(
             sequence: sequence, time: time, node: node,
-            change: .objectAdded(index: index, role: copy role, typeName: copy typeName), origin: nil)
+            change: .objectAdded(index: index, role: names.role, typeName: names.typeName), origin: nil)
     }
 
     package func encodeStateChanged(sequence: UInt64, time: UInt64, node: NodeID, state: NodeState) {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The tracker's book of nodes: a plain value type with no locking and no clock, so that its
 /// rules (which events a change produces, when a record may be forgotten) are tested directly.
 ///
@@ -64,6 +66,9 @@ package struct NodeRegistry: Sendable {
     /// holds slot + 1 (0: empty), and the id is compared in the record. Deletion shifts the
     /// following entries back, so no tombstones build up.
     private var buckets: [UInt32] = Array(repeating: 0, count: 16)
+    /// The node attached last and its slot (id 0: none): its objects, added right after it,
+    /// find it without a probe.
+    private var lastAttached: (id: UInt64, slot: Int) = (0, 0)
 
     /// Objects, by pool position: where each is (for the retainer analysis; never a
     /// reference: see ``ObfuscatedAddress``) and a word with its ``ObjectDescriptor`` id and flags.
@@ -77,6 +82,15 @@ package struct NodeRegistry: Sendable {
 
     private var nodeDescriptors = InternTable<NodeDescriptor>()
     private var objectDescriptors = InternTable<ObjectDescriptor>()
+    /// Tells this registry's descriptor ids from another's (copies share it: they share ids).
+    private let identity = registryIdentities.wrappingAdd(1, ordering: .relaxed).newValue
+
+    /// What a cache of facts keyed by descriptor id must match to stay valid: the registry, and
+    /// how many times each descriptor table has swept (a sweep may give an id to another
+    /// descriptor; nothing else changes what an id means).
+    package var descriptorEpoch: DescriptorEpoch {
+        DescriptorEpoch(registry: identity, nodeSweeps: nodeDescriptors.sweeps, objectSweeps: objectDescriptors.sweeps)
+    }
     private var objectKeys = ObjectKeyCache(sweeps: 0)
     private var nodeKeys = NodeKeyCache(sweeps: 0)
 
@@ -178,7 +192,7 @@ package struct NodeRegistry: Sendable {
     }
 
     /// The name, kind and origin of a node's descriptor.
-    func nodeDescriptor(_ id: UInt32) -> NodeDescriptor {
+    package func nodeDescriptor(_ id: UInt32) -> NodeDescriptor {
         nodeDescriptors[id]
     }
 
@@ -235,6 +249,7 @@ package struct NodeRegistry: Sendable {
         }
         count += 1
         insertSlot(slot, for: node.rawValue)
+        lastAttached = (node.rawValue, slot)
         if let parent, let parentSlot = self.slot(of: parent.rawValue) {
             nodes[slot].previousSibling = nodes[parentSlot].lastChild
             nodes[parentSlot].lastChild = UInt32(slot + 1)
@@ -281,7 +296,8 @@ package struct NodeRegistry: Sendable {
     /// copy of the whole registry (336 bytes) that the writer's loop made for each added object.
     @inline(__always)
     private func objectSlot(for node: NodeID) -> Int? {
-        guard let slot = slot(of: node.rawValue), nodes[slot].objectCount < UInt16.max,
+        guard let slot = node.rawValue == lastAttached.id ? lastAttached.slot : slot(of: node.rawValue),
+            nodes[slot].objectCount < UInt16.max,
             !nodes[slot].isDetached || nodes[slot].aliveCount > 0
         else { return nil }
         return slot
@@ -336,7 +352,7 @@ package struct NodeRegistry: Sendable {
     }
 
     /// The role and type name of an object's descriptor.
-    func objectDescriptor(_ id: UInt32) -> ObjectDescriptor {
+    package func objectDescriptor(_ id: UInt32) -> ObjectDescriptor {
         objectDescriptors[id]
     }
 
@@ -400,14 +416,18 @@ package struct NodeRegistry: Sendable {
     /// readable with ``objectDescriptor(_:)`` until the next attach or added object, even when
     /// this release was the descriptor's last use (the descriptor table sweeps only then).
     mutating func releaseObject(_ node: NodeID, index: UInt16) -> UInt32? {
-        guard let slot = slot(of: node.rawValue), index < nodes[slot].objectCount else { return nil }
-        let position = nodes[slot].objectStart &+ UInt32(index)
+        guard let slot = slot(of: node.rawValue) else { return nil }
+        // The record read once, its count written once.
+        var record = nodes[slot]
+        guard index < record.objectCount else { return nil }
+        let position = record.objectStart &+ UInt32(index)
         let word = objectWords[Int(position)]
         guard word & Self.aliveBit != 0 else { return nil }
         if word & Self.weakBit != 0 { weakReferences[position] = nil }
         objectWords[Int(position)] = word & Self.descriptorMask
-        nodes[slot].aliveCount -= 1
-        if nodes[slot].aliveCount == 0, nodes[slot].isDetached { forgetIfReleased(node) }
+        record.aliveCount -= 1
+        nodes[slot].aliveCount = record.aliveCount
+        if record.aliveCount == 0, record.isDetached, record.lastChild == 0 { forget(slot) }
         return word & Self.descriptorMask
     }
 
@@ -567,9 +587,16 @@ package struct NodeRegistry: Sendable {
         guard let slot = slot(of: node.rawValue), nodes[slot].isDetached, nodes[slot].aliveCount == 0,
             nodes[slot].lastChild == 0
         else { return }
+        forget(slot)
+    }
+
+    /// ``forgetIfReleased(_:)`` for the node in `slot`, known to be detached, fully released and
+    /// without children.
+    private mutating func forget(_ slot: Int) {
         let record = nodes[slot]
-        let parent = record.parent
-        if parent != 0, let parentSlot = self.slot(of: parent) { unlink(slot, from: parentSlot) }
+        let node = NodeID(rawValue: record.id)
+        let parentSlot = record.parent != 0 ? self.slot(of: record.parent) : nil
+        if let parentSlot { unlink(slot, from: parentSlot) }
         if record.flags & Node.principalFlag != 0, let key = principalKeys.removeValue(forKey: record.id),
             principals[key]?.node == node
         {
@@ -587,7 +614,12 @@ package struct NodeRegistry: Sendable {
         nodes[slot] = Node()
         freeSlots.append(UInt32(slot))
         count -= 1
-        if parent != 0 { forgetIfReleased(NodeID(rawValue: parent)) }
+        // Slots stay put: the parent's is still its own.
+        if let parentSlot, nodes[parentSlot].isDetached, nodes[parentSlot].aliveCount == 0,
+            nodes[parentSlot].lastChild == 0
+        {
+            forget(parentSlot)
+        }
     }
 
     /// Takes the child in `slot` out of the parent's list of children.
@@ -692,6 +724,7 @@ package struct NodeRegistry: Sendable {
 
     /// Removes `key`, whose record is in `slot` (its id still set).
     private mutating func removeSlot(_ slot: Int, for key: UInt64) {
+        if lastAttached.id == key { lastAttached = (0, 0) }
         let mask = buckets.count - 1
         var index = home(of: key)
         while buckets[index] != UInt32(slot + 1) {
@@ -725,6 +758,25 @@ package struct NodeRegistry: Sendable {
         }
     }
 }
+
+/// See ``NodeRegistry/descriptorEpoch``.
+package struct DescriptorEpoch: Equatable, Sendable {
+    package var registry: UInt64
+    package var nodeSweeps: Int
+    package var objectSweeps: Int
+
+    package init(registry: UInt64, nodeSweeps: Int, objectSweeps: Int) {
+        self.registry = registry
+        self.nodeSweeps = nodeSweeps
+        self.objectSweeps = objectSweeps
+    }
+
+    /// No registry's (registry identities start at 1).
+    package static let none = DescriptorEpoch(registry: 0, nodeSweeps: 0, objectSweeps: 0)
+}
+
+/// The last identity given to a registry (see ``NodeRegistry/descriptorEpoch``): 0 is never given.
+private let registryIdentities = Atomic<UInt64>(0)
 
 /// A weak reference to any object, for watching objects that cannot report their own release.
 ///

@@ -762,24 +762,22 @@ public final class NodeTracker: Sendable {
             let (node, time) = (entry.node, entry.time)
             let descriptor = Self.register(entry, details, in: &state)
             state.sequence &+= 1
-            if let name = details.name {
-                straight.encodeAttached(
-                    sequence: state.sequence, time: time, node: node, parent: details.parent, kind: details.kind,
-                    name: name, origin: details.origin)
-            } else {
-                straight.encodeAttached(
-                    sequence: state.sequence, time: time, node: node, parent: details.parent, kind: details.kind,
-                    name: state.registry.nodeDescriptor(descriptor).name, origin: details.origin)
-            }
+            // The descriptor names the node as the details do (its name is the details' or the
+            // principal's type's; its kind and origin are theirs).
+            let sequence = state.sequence
+            straight.encodeAttached(
+                sequence: sequence, time: time, node: node, parent: details.parent, descriptor: descriptor,
+                epoch: state.registry.descriptorEpoch, names: { state.registry.nodeDescriptor(descriptor) })
         case .object(let node, let time, _, let record):
             guard
                 let (added, descriptor) = state.registry.addObject(
                     to: node, type: record.type, role: record.role, address: record.address)
             else { return false }
             state.sequence &+= 1
+            let sequence = state.sequence
             straight.encodeObjectAdded(
-                sequence: state.sequence, time: time, node: node, index: added, role: record.role,
-                typeName: state.registry.objectDescriptor(descriptor).typeName)
+                sequence: sequence, time: time, node: node, index: added, descriptor: descriptor,
+                epoch: state.registry.descriptorEpoch, names: { state.registry.objectDescriptor(descriptor) })
         case .change(let entry):
             let (node, time) = (entry.node, entry.time)
             switch entry.operation {

@@ -1,19 +1,19 @@
 /// What nodes of one type attached at one site have in common: their name, kind and origin,
 /// kept once in the registry's ``InternTable``.
-struct NodeDescriptor: Hashable, Sendable {
-    var name: String
-    var kind: NodeKind
-    var origin: NodeOrigin
+package struct NodeDescriptor: Hashable, Sendable {
+    package var name: String
+    package var kind: NodeKind
+    package var origin: NodeOrigin
 
     /// The cache hint: cheap, and equal for equal descriptors.
     var hint: Int { name.utf8.count &+ kind.rawValue.utf8.count &* 3 &+ Int(origin.site?.line ?? 0) }
 
-    static func == (lhs: NodeDescriptor, rhs: NodeDescriptor) -> Bool {
+    package static func == (lhs: NodeDescriptor, rhs: NodeDescriptor) -> Bool {
         lhs.name == rhs.name && lhs.kind == rhs.kind && lhs.origin.test?.id == rhs.origin.test?.id
             && lhs.origin.site?.internKey == rhs.origin.site?.internKey
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(kind)
         hasher.combine(origin.site?.internKey)
@@ -22,9 +22,9 @@ struct NodeDescriptor: Hashable, Sendable {
 }
 
 /// An object's role and type name, kept once in the registry's ``InternTable``.
-struct ObjectDescriptor: Hashable, Sendable {
-    var role: ObjectRole
-    var typeName: String
+package struct ObjectDescriptor: Hashable, Sendable {
+    package var role: ObjectRole
+    package var typeName: String
 
     /// The cache hint: cheap, and equal for equal descriptors.
     var hint: Int { typeName.utf8.count &+ role.rawValue.utf8.count &* 5 }

@@ -83,6 +83,32 @@ struct AgentEndToEndTests {
         #expect(mirror.dropMarkers.isEmpty)
     }
 
+    /// The writer names a node's frames by the wire ids it keeps per node descriptor: after the
+    /// registry swept 1,500 unused descriptors and gave their ids to new names, the stream still
+    /// names every node as the host does.
+    @Test func nodesNamedAfterTheRegistrySweptItsNamesAreNamedRightOnTheWire() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("c.sock").path
+        let listener = try ChildProcess("test-listener", [socket, scratch.path])
+        #expect(listener.waitForLine(prefix: "listening") != nil)
+        let host = try ChildProcess("test-host", ["names"], environment: ["NODESCOPE_SOCKET": socket])
+        #expect(host.waitForExit() == 0)
+        #expect(listener.waitForLine(prefix: "closed 1") != nil)
+        listener.stop()
+
+        let sweeps = host.lines.first { $0.hasPrefix("SWEEPS ") }.flatMap { Int($0.dropFirst(7)) } ?? 0
+        #expect(sweeps >= 1, "the host's registry swept its node descriptors")
+        let expected = steps(host.lines)
+        #expect(expected.count == 3)
+        let (observed, mirror) = replay(
+            try messages(in: scratch.appendingPathComponent("connection-1.bin")), stoppingAt: expected.map(\.sequence))
+        for (index, step) in expected.enumerated() {
+            #expect(observed[index] == step.lines, "step \(index + 1)")
+        }
+        #expect(expected.last?.lines.filter { $0.contains(" M") }.count == 10)
+        #expect(mirror.dropMarkers.isEmpty)
+    }
+
     @Test func aHostRunningBeforeTheCollectorConnectsWhenItAppears() throws {
         let scratch = makeScratchDirectory()
         let socket = scratch.appendingPathComponent("c.sock").path

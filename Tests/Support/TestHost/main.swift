@@ -1,6 +1,6 @@
 // test-host: a host process on the Nodes runtime for the agent's end-to-end tests. It reports
 // through the agent that NODESCOPE_SOCKET enables, and prints what it did on stdout.
-// Usage: test-host tree3 | churn S | wait-connect S | exit-after-detach [LATE_MS] | serve S | random SEED EVENTS | pulse N
+// Usage: test-host tree3 | names | churn S | wait-connect S | exit-after-detach [LATE_MS] | serve S | random SEED EVENTS | pulse N
 import Glibc
 import Nodes
 import SeededRandom
@@ -125,6 +125,39 @@ func runTree3() {
     leakBranch(named: "C", of: root)
     step(4)
     printStatistics()
+}
+
+/// Shows and hides 1,500 children of distinct names, then shows ten of new names: by then the
+/// registry's table of node descriptors has swept the 1,500 unused ones, and the new names take
+/// their ids. (The agent's writer keeps each descriptor's wire ids by id: a stream whose new
+/// nodes bore old names would show it kept them past the sweep.)
+func runNames() {
+    let root = keptRoot(HostFlow("Root"))
+    guard waitForConnection(seconds: 10) else {
+        emit("NOT CONNECTED")
+        exit(3)
+    }
+    root._start()
+    step(1)
+    showAndHide(count: 1_500, of: root)
+    waitForTheWriter()
+    step(2)
+    for number in 0..<10 { root.show("M\(number)") }
+    waitForTheWriter()
+    step(3)
+    emit("SWEEPS \(NodeTracker.shared.currentRegistry().descriptorEpoch.nodeSweeps)")
+    printStatistics()
+}
+
+/// Waits (at most 5 s) until the agent's writer has applied every change logged: a snapshot
+/// taken before would apply them on this thread, not through the writer's encoding.
+func waitForTheWriter() {
+    let deadline = milliseconds() + 5_000
+    while NodeTracker.shared.hasUnappliedChanges, milliseconds() < deadline { usleep(1_000) }
+}
+
+func showAndHide(count: Int, of root: HostFlow) {
+    for number in 0..<count { root.hide(root.show("N\(number)")) }
 }
 
 /// Detaches two nodes just before a normal exit: "Late", whose context a timer releases after
@@ -301,6 +334,7 @@ func runPulse(count: Int, interval: UInt32) {
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "tree3": runTree3()
+case "names": runNames()
 case "churn": runChurn(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 3 : 3)
 case "exit-after-detach": runExitAfterDetach(lateAfterMilliseconds: arguments.count > 2 ? UInt64(arguments[2]) ?? 300 : 300)
 case "hostile-names": runHostileNames(seconds: arguments.count > 2 ? Double(arguments[2]) ?? 60 : 60)
@@ -313,6 +347,6 @@ case "wait-connect": runWaitConnect(seconds: arguments.count > 2 ? Double(argume
 case "pulse": runPulse(count: arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20, interval: 150)
 default:
     fail(
-        "usage: test-host tree3 | churn SECONDS | wait-connect SECONDS | exit-after-detach [LATE_MS] | serve SECONDS | hostile-names SECONDS | random SEED EVENTS | pulse COUNT",
+        "usage: test-host tree3 | names | churn SECONDS | wait-connect SECONDS | exit-after-detach [LATE_MS] | serve SECONDS | hostile-names SECONDS | random SEED EVENTS | pulse COUNT",
         status: 2)
 }
