@@ -60,8 +60,8 @@ struct CollectorConnection {
         encoder.encode(sequence: sequence, time: time, node: node, change: change, origin: origin, into: &outgoing)
     }
 
-    /// Appends an `attached` event's frame and the node's origin, named by descriptor
-    /// `descriptor` of `names`.
+    /// Appends an `attached` event's frame and the node's origin, named by the registry's node
+    /// descriptor `descriptor` (see ``HostStreamEncoder``).
     mutating func encodeAttached(
         sequence: UInt64, time: UInt64, node: NodeID, parent: NodeID?, descriptor: UInt32,
         epoch: DescriptorEpoch, names: () -> NodeDescriptor
@@ -71,7 +71,8 @@ struct CollectorConnection {
             epoch: epoch, names: names, into: deltas)
     }
 
-    /// Appends an `objectAdded` event's frame, named by object descriptor `descriptor` of `names`.
+    /// Appends an `objectAdded` event's frame, named by the registry's object descriptor
+    /// `descriptor`.
     mutating func encodeObjectAdded(
         sequence: UInt64, time: UInt64, node: NodeID, index: UInt16, descriptor: UInt32,
         epoch: DescriptorEpoch, names: () -> ObjectDescriptor

@@ -133,7 +133,8 @@ struct HostStreamEncoder {
     }
 
     /// Appends an `attached` frame and the node's origin (on a connection of version 2, when
-    /// something is known) for a node named by descriptor `descriptor` of `names`.
+    /// something is known) for a node named by the registry's node descriptor `descriptor`, as
+    /// of `epoch`; `names` gives its name, kind and origin when this connection has not met it.
     mutating func encodeAttached(
         sequence: UInt64, time: UInt64, node: UInt64, parent: UInt64, descriptor: UInt32,
         epoch: DescriptorEpoch, names: () -> NodeDescriptor, into run: ByteRun
@@ -151,8 +152,9 @@ struct HostStreamEncoder {
         DeltaFrameWriter.nodeOrigin(node: node, site: ids.site, test: ids.test, into: &run)
     }
 
-    /// Appends an `objectAdded` frame for an object named by object descriptor `descriptor` of
-    /// `names`.
+    /// Appends an `objectAdded` frame for an object named by the registry's object descriptor
+    /// `descriptor`, as of `epoch`; `names` gives its role and type name when this connection has
+    /// not met it.
     mutating func encodeObjectAdded(
         sequence: UInt64, time: UInt64, node: UInt64, index: UInt16, descriptor: UInt32,
         epoch: DescriptorEpoch, names: () -> ObjectDescriptor, into run: ByteRun
