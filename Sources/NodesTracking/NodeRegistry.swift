@@ -760,16 +760,10 @@ package struct NodeRegistry: Sendable {
 }
 
 /// See ``NodeRegistry/descriptorEpoch``.
-package struct DescriptorEpoch: Equatable, Sendable {
-    package var registry: UInt64
-    package var nodeSweeps: Int
-    package var objectSweeps: Int
-
-    package init(registry: UInt64, nodeSweeps: Int, objectSweeps: Int) {
-        self.registry = registry
-        self.nodeSweeps = nodeSweeps
-        self.objectSweeps = objectSweeps
-    }
+package struct DescriptorEpoch: Sendable {
+    package let registry: UInt64
+    package let nodeSweeps: Int
+    package let objectSweeps: Int
 
     /// No registry's (registry identities start at 1).
     package static let none = DescriptorEpoch(registry: 0, nodeSweeps: 0, objectSweeps: 0)

@@ -46,17 +46,22 @@ struct AgentEndToEndTests {
         return steps
     }
 
-    @Test func theListenerRebuildsExactlyTheHostsTreeAtEveryStep() throws {
+    /// Runs `test-host` with `arguments` to its exit against a listener that records its one
+    /// connection; returns the host and what it sent.
+    private func hostRecorded(_ arguments: [String]) throws -> (host: ChildProcess, recorded: [WireMessage]) {
         let scratch = makeScratchDirectory()
         let socket = scratch.appendingPathComponent("c.sock").path
         let listener = try ChildProcess("test-listener", [socket, scratch.path])
         #expect(listener.waitForLine(prefix: "listening") != nil)
-        let host = try ChildProcess("test-host", ["tree3"], environment: ["NODESCOPE_SOCKET": socket])
+        let host = try ChildProcess("test-host", arguments, environment: ["NODESCOPE_SOCKET": socket])
         #expect(host.waitForExit() == 0)
         #expect(listener.waitForLine(prefix: "closed 1") != nil)
         listener.stop()
+        return (host, try messages(in: scratch.appendingPathComponent("connection-1.bin")))
+    }
 
-        let recorded = try messages(in: scratch.appendingPathComponent("connection-1.bin"))
+    @Test func theListenerRebuildsExactlyTheHostsTreeAtEveryStep() throws {
+        let (host, recorded) = try hostRecorded(["tree3"])
         guard case .hello(let hello)? = recorded.first else {
             Issue.record("the stream does not begin with hello")
             return
@@ -87,21 +92,12 @@ struct AgentEndToEndTests {
     /// registry swept 1,500 unused descriptors and gave their ids to new names, the stream still
     /// names every node as the host does.
     @Test func nodesNamedAfterTheRegistrySweptItsNamesAreNamedRightOnTheWire() throws {
-        let scratch = makeScratchDirectory()
-        let socket = scratch.appendingPathComponent("c.sock").path
-        let listener = try ChildProcess("test-listener", [socket, scratch.path])
-        #expect(listener.waitForLine(prefix: "listening") != nil)
-        let host = try ChildProcess("test-host", ["names"], environment: ["NODESCOPE_SOCKET": socket])
-        #expect(host.waitForExit() == 0)
-        #expect(listener.waitForLine(prefix: "closed 1") != nil)
-        listener.stop()
-
+        let (host, recorded) = try hostRecorded(["names"])
         let sweeps = host.lines.first { $0.hasPrefix("SWEEPS ") }.flatMap { Int($0.dropFirst(7)) } ?? 0
         #expect(sweeps >= 1, "the host's registry swept its node descriptors")
         let expected = steps(host.lines)
         #expect(expected.count == 3)
-        let (observed, mirror) = replay(
-            try messages(in: scratch.appendingPathComponent("connection-1.bin")), stoppingAt: expected.map(\.sequence))
+        let (observed, mirror) = replay(recorded, stoppingAt: expected.map(\.sequence))
         for (index, step) in expected.enumerated() {
             #expect(observed[index] == step.lines, "step \(index + 1)")
         }

@@ -110,13 +110,20 @@ func keptRoot(_ root: HostFlow) -> HostFlow {
     return root
 }
 
-func runTree3() {
+/// The root flow, kept and started once the agent is connected (exits with status 3 after 10 s
+/// without a connection).
+func connectedRoot() -> HostFlow {
     let root = keptRoot(HostFlow("Root"))
     guard waitForConnection(seconds: 10) else {
         emit("NOT CONNECTED")
         exit(3)
     }
     root._start()
+    return root
+}
+
+func runTree3() {
+    let root = connectedRoot()
     step(1)
     buildBranches(of: root)
     step(2)
@@ -132,12 +139,7 @@ func runTree3() {
 /// their ids. (The agent's writer keeps each descriptor's wire ids by id: a stream whose new
 /// nodes bore old names would show it kept them past the sweep.)
 func runNames() {
-    let root = keptRoot(HostFlow("Root"))
-    guard waitForConnection(seconds: 10) else {
-        emit("NOT CONNECTED")
-        exit(3)
-    }
-    root._start()
+    let root = connectedRoot()
     step(1)
     showAndHide(count: 1_500, of: root)
     waitForTheWriter()
@@ -174,12 +176,7 @@ func detachBeforeExit(of root: HostFlow, lateAfterMilliseconds: UInt64 = 300) {
 }
 
 func runExitAfterDetach(lateAfterMilliseconds: UInt64) {
-    let root = keptRoot(HostFlow("Root"))
-    guard waitForConnection(seconds: 10) else {
-        emit("NOT CONNECTED")
-        exit(3)
-    }
-    root._start()
+    let root = connectedRoot()
     detachBeforeExit(of: root, lateAfterMilliseconds: lateAfterMilliseconds)
     emit("DETACHED \(milliseconds())")
 }
