@@ -92,6 +92,28 @@ final class HeapGraph {
         index.contents(of: block)
     }
 
+    /// The offset of the word of `block` (of shape `shape`) that may be left over from the
+    /// block's last use rather than written by its owner, or -1 when it has none.
+    ///
+    /// glibc gives a request of `n` bytes a chunk of `(n + 8 + 15) & ~15` bytes, of which all
+    /// but the first 8 are usable: when `n` is a multiple of 16 the last usable word lies past the
+    /// request, and nothing writes it (a closure's context of two words of captures asks for 32
+    /// bytes and gets 40, the last word still what the chunk's previous block held). A class
+    /// instance's size is in its metadata and a collection's count in its header; the size of a
+    /// closure's context and of a block of no known shape is not known, so their last word is
+    /// doubtful, unless it is the first they have.
+    @inline(__always)
+    func doubtfulWord(of block: Int32, shape: TypeCatalog.Shape) -> Int {
+        let first: Int
+        switch shape {
+        case .plain: first = 0
+        case .closureContext(let firstCapture): first = firstCapture
+        case .object, .array, .dictionary, .set, .task, .taskSlab: return -1
+        }
+        let last = (contents(of: block).size & ~7) - 8
+        return last > first ? last : -1
+    }
+
     /// The shape of block `block`.
     func shape(of block: Int32) -> TypeCatalog.Shape {
         let (base, size) = contents(of: block)

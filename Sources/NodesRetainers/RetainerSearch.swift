@@ -194,7 +194,26 @@ final class RetainerSearch {
     }
 
     /// Goes on breadth first until every target is reached, nothing is left, or the deadline.
+    /// A reference held only in a block's doubtful word (``HeapGraph/doubtfulWord(of:shape:)``)
+    /// is followed once nothing else is left from these roots: a path through a word that may be
+    /// a leftover is taken only where no path without one exists, so that what a report names
+    /// does not depend on what a chunk held before.
     func run() {
+        while true {
+            runAlongCertainReferences()
+            guard !cutShort, targetsLeft > 0, !doubtful.isEmpty else { return }
+            let waiting = doubtful
+            doubtful.removeAll(keepingCapacity: true)
+            for link in waiting where flags[Int(link.target)] & (Self.reached | Self.excluded) == 0 {
+                reach(link.target, from: link.holder, offset: Int(link.offset))
+            }
+        }
+    }
+
+    /// The references met in doubtful words, not followed yet.
+    @exclusivity(unchecked) private var doubtful: [(holder: Int32, offset: UInt32, target: Int32)] = []
+
+    private func runAlongCertainReferences() {
         let graph = self.graph
         let flags = self.flags
         var scanned = 0
@@ -229,8 +248,13 @@ final class RetainerSearch {
             case .object, .closureContext, .array, .dictionary, .set:
                 break
             }
+            let doubtfulWord = graph.doubtfulWord(of: block, shape: shape)
             graph.forEachReference(from: block, shape: shape) { offset, target in
                 guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { return false }
+                guard offset != doubtfulWord else {
+                    doubtful.append((block, UInt32(clamping: offset), target))
+                    return false
+                }
                 reach(target, from: block, offset: offset)
                 return targetsLeft == 0
             }
@@ -278,7 +302,30 @@ final class RetainerSearch {
         var pending: [Int32] = [target]
         var next = 0
         var closing: (holder: Int32, offset: Int)?
-        while next < pending.count, closing == nil {
+        // As in ``run()``: a doubtful word is followed once nothing else is left.
+        var doubtful: [(holder: Int32, offset: Int, referred: Int32)] = []
+        func follow(_ referred: Int32, from block: Int32, offset: Int) -> Bool {
+            if referred == target {
+                closing = (block, offset)
+                return true
+            }
+            guard seen[Int(referred)] != stamp, flags[Int(referred)] & (Self.reached | Self.excluded) == 0 else {
+                return false
+            }
+            seen[Int(referred)] = stamp
+            cycleVia[Int(referred)] = block
+            cycleOffset[Int(referred)] = UInt32(clamping: offset)
+            pending.append(referred)
+            return false
+        }
+        while closing == nil {
+            if next == pending.count {
+                guard !doubtful.isEmpty else { break }
+                let waiting = doubtful
+                doubtful.removeAll()
+                for link in waiting where follow(link.referred, from: link.holder, offset: link.offset) { break }
+                continue
+            }
             if next & 63 == 0, clock() >= deadline {
                 cutShort = true
                 return nil
@@ -287,19 +334,14 @@ final class RetainerSearch {
             next += 1
             blocksScanned += 1
             if block != target, graph.isSideTable(block) || graph.isTask(block) { continue }
-            graph.forEachReference(from: block) { offset, referred in
-                if referred == target {
-                    closing = (block, offset)
-                    return true
-                }
-                guard seen[Int(referred)] != stamp, flags[Int(referred)] & (Self.reached | Self.excluded) == 0 else {
+            let shape = graph.shape(of: block)
+            let doubtfulWord = graph.doubtfulWord(of: block, shape: shape)
+            graph.forEachReference(from: block, shape: shape) { offset, referred in
+                guard offset != doubtfulWord else {
+                    doubtful.append((block, offset, referred))
                     return false
                 }
-                seen[Int(referred)] = stamp
-                cycleVia[Int(referred)] = block
-                cycleOffset[Int(referred)] = UInt32(clamping: offset)
-                pending.append(referred)
-                return false
+                return follow(referred, from: block, offset: offset)
             }
         }
         guard let closing else { return nil }
