@@ -3,8 +3,7 @@ import NodesRetainers
 import NodescopeWire
 import Testing
 
-/// An owner of one callback, kept at its natural abstraction (not in an optional, where it
-/// would be kept through a reabstraction thunk), so that the test reaches the closure's own context.
+/// An owner of one callback, in a stored property of its own (see ``RetainerAnalysisTests/context(of:)``).
 final class CallbackSlot {
     var callback: () -> Void = {}
 }
@@ -30,34 +29,29 @@ extension RetainerAnalysisTests {
     /// ticker's timer in others, and so changed its fingerprint. A path through such a word is
     /// taken only where no other is.
     @Test func aPathThroughALeftoverWordOfAClosuresContextGivesWayToARealOne() throws {
-        let (slot, first, second) = (CallbackSlot(), CapturedPart(), CapturedPart())
-        slot.callback = { [first, second] in first.count += second.count }
+        let (first, second) = (CapturedPart(), CapturedPart())
+        let (slot, context) = try Self.slot { { [first, second] in first.count += second.count } }
         let target = LeftoverTarget()
-        let context = try #require(Self.context(of: slot))
-        try #require(Self.usableSize(context) == 40, "a 32-byte request gets 40 usable bytes")
         context.storeBytes(of: UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque()), toByteOffset: 32, as: UInt.self)
-        // The real path is longer (three hops against two).
-        let (head, middle) = (ChainLink(), ChainLink())
-        (head.next, middle.next) = (middle, target)
+        // The real path is longer: three hops, against the leftover's two.
+        let (head, middle, last) = (ChainLink(), ChainLink(), ChainLink())
+        (head.next, middle.next, last.next) = (middle, last, target)
         let frames = analysis().explain(
             [RetainerAnalysis.Target(target, nodeID: 3, objectIndex: 0)],
             attached: [RetainerAnalysis.NodeObject(slot, nodeID: 30), RetainerAnalysis.NodeObject(head, nodeID: 31)],
             detached: [])
         let frame = try #require(frames.first)
         #expect(frame.verdict == .holder, "\(frame)")
-        #expect(frame.hops.map(\.holder) == ["ChainLink", "ChainLink"], "\(frame)")
+        #expect(frame.hops.map(\.holder) == ["ChainLink", "ChainLink", "ChainLink"], "\(frame)")
         #expect(frame.hops.first?.holderNodeID == 31, "\(frame)")
-        withExtendedLifetime((slot, target, head, middle, first, second)) {}
+        withExtendedLifetime((slot, target, head, middle, last, first, second)) {}
     }
 
     /// The same word is the only path there is: it is still followed (in a context of three
     /// words of captures, 40 bytes asked and 40 usable, the last word is a real capture).
     @Test func aClosuresLastCaptureIsStillAPathWhereThereIsNoOther() throws {
-        let slot = CallbackSlot()
         let (first, second, third) = (CapturedPart(), CapturedPart(), CapturedPart())
-        slot.callback = { [first, second, third] in first.count += second.count + third.count }
-        let context = try #require(Self.context(of: slot))
-        try #require(Self.usableSize(context) == 40)
+        let (slot, context) = try Self.slot { { [first, second, third] in first.count += second.count + third.count } }
         // The compiler lays the captures out in an order of its own: the last word's is the target.
         let last = context.load(fromByteOffset: 32, as: UInt.self)
         let target = try #require([first, second, third].first { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) == last })
@@ -72,12 +66,10 @@ extension RetainerAnalysisTests {
 
     /// A cycle closed through a leftover word gives way to one closed through real references.
     @Test func aCycleThroughALeftoverWordGivesWayToARealOne() throws {
-        let (slot, back, other) = (CallbackSlot(), ChainLink(), CapturedPart())
-        slot.callback = { [back, other] in other.count += back.next == nil ? 0 : 1 }
+        let (back, other) = (ChainLink(), CapturedPart())
+        let (slot, context) = try Self.slot { { [back, other] in other.count += back.next == nil ? 0 : 1 } }
         back.next = slot
-        let context = try #require(Self.context(of: slot))
-        try #require(Self.usableSize(context) == 40)
-        // The leftover cycle is shorter: the slot, its callback's context, back (two hops, against three).
+        // The leftover cycle (the slot, its callback's context) is two hops; the real one, through back, three.
         context.storeBytes(of: UInt(bitPattern: Unmanaged.passUnretained(slot).toOpaque()), toByteOffset: 32, as: UInt.self)
         let frames = analysis().explain(
             [RetainerAnalysis.Target(slot, nodeID: 5, objectIndex: 0)], attached: [],
@@ -86,6 +78,26 @@ extension RetainerAnalysisTests {
         #expect(frame.verdict == .cycle, "\(frame)")
         #expect(frame.hops.map(\.holder) == ["CallbackSlot", "closure context", "ChainLink"], "\(frame)")
         withExtendedLifetime((slot, back, other)) {}
+    }
+
+    /// A slot given the callback `make` makes, whose context has 40 usable bytes. glibc gives a
+    /// request of 32 or 40 bytes a chunk of 48, but hands over a free chunk of 64 whole when what
+    /// would be left of it is too small to be a chunk (56 usable): tries again, up to 16 times.
+    static func slot(withCallback make: () -> () -> Void) throws -> (CallbackSlot, UnsafeMutableRawPointer) {
+        var tried: [CallbackSlot] = []
+        for _ in 0..<16 {
+            let slot = CallbackSlot()
+            slot.callback = make()
+            if let context = context(of: slot), usableSize(context) == 40 { return (slot, context) }
+            // Kept until the end, so that the next try is not given the same chunk.
+            tried.append(slot)
+        }
+        throw SlotNotMade(sizes: tried.compactMap { context(of: $0).map(usableSize) })
+    }
+
+    /// No context of 40 usable bytes in 16 tries: the sizes they had.
+    struct SlotNotMade: Error {
+        var sizes: [Int]
     }
 
     /// The usable bytes of a block of glibc's malloc that is no mapping of its own: its chunk's
