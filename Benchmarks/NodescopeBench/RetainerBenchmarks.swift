@@ -80,41 +80,65 @@ func runRetainerBenchmarks(quick: Bool) -> [ReportRow] {
             root.detach(ending: leaky)
         }
 
-        // Each kind both ways, in alternating pairs (the order swapped every pair): in a forked
-        // child that reads the memory in place (the default), and copied on the calling thread
-        // (`NODESCOPE_RETAINER_FORK=0`, or where a fork is refused).
+        // Each kind three ways, in turns (the order rotated every turn): in a forked child that
+        // reads the memory in place (the default), with a second thread reading the blocks'
+        // references ahead of the search (the default) and without; and copied on the calling
+        // thread (`NODESCOPE_RETAINER_FORK=0`, or where a fork is refused).
+        struct Way: Hashable {
+            var inChild: Bool
+            var readsAhead: Bool
+            var label: String {
+                (inChild ? "in a forked child" : "copied") + (readsAhead ? "" : ", the search on one thread")
+            }
+        }
+        let ways = [
+            Way(inChild: true, readsAhead: true), Way(inChild: true, readsAhead: false), Way(inChild: false, readsAhead: true),
+        ]
         for kind in ["holder", "cycle"] {
-            var times: [Bool: [Double]] = [true: [], false: []]
-            var last: [Bool: (RetainerAnalysis.Statistics, RetainersFrame?)] = [:]
+            var times: [Way: [Double]] = [:]
+            var last: [Way: (RetainerAnalysis.Statistics, RetainersFrame?)] = [:]
             for repetition in 0..<repetitions {
-                for inChild in repetition % 2 == 0 ? [true, false] : [false, true] {
+                for turn in 0..<ways.count {
+                    let way = ways[(repetition + turn) % ways.count]
                     var unbounded = RetainerAnalysis.Limits()
                     unbounded.timePerObjectNanos = 60_000_000_000
                     unbounded.timePerBatchNanos = 60_000_000_000
-                    unbounded.analyzesInChild = inChild
+                    unbounded.analyzesInChild = way.inChild
+                    unbounded.readsAhead = way.readsAhead
                     let analysis = RetainerAnalysis(limits: unbounded)
                     leak(kind)
                     let start = DispatchTime.now().uptimeNanoseconds
                     let frame = tracker.explainLeaks(detachedBy: .max, with: analysis).first { $0.objectIndex == 1 }
-                    times[inChild, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                    last[inChild] = (analysis.lastRun, frame)
+                    times[way, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                    last[way] = (analysis.lastRun, frame)
                 }
             }
-            for inChild in [true, false] {
-                guard var measured = times[inChild], let (statistics, frame) = last[inChild] else { continue }
+            if let oneThread = times[ways[1]], let twoThreads = times[ways[0]] {
+                // Turn by turn: the two threads' time over one thread's, in the same turn.
+                let ratios = zip(twoThreads, oneThread).dropFirst().map { $0 / $1 }.sorted()
+                print(
+                    "retainers (\(kind)): read ahead / one thread, turn by turn: "
+                        + ratios.map { String(format: "%.2f", $0) }.joined(separator: " "))
+                rows.append(
+                    ReportRow(
+                        name: "retainer analysis, \(kind) leak, a second thread reading ahead against one thread (in a forked child)",
+                        figure: String(format: "%.2f× median, turn by turn", ratios[ratios.count / 2]), target: "below 1"))
+            }
+            for way in ways {
+                guard var measured = times[way], let (statistics, frame) = last[way] else { continue }
                 let first = measured.removeFirst()
                 measured.sort()
                 let median = measured[measured.count / 2]
-                let way = inChild ? "in a forked child" : "copied"
                 let path = frame.map { "\($0.verdict): " + $0.hops.map { "\($0.holder) \($0.reference)" }.joined(separator: " → ") }
-                print("retainers (\(kind), \(way)): \(path ?? "no frame")")
+                print("retainers (\(kind), \(way.label)): \(path ?? "no frame")")
                 print(
-                    "  last run: \(inChild ? "fork" : "copy") \(statistics.copyNanos / 1_000_000) ms, heap walk \(statistics.indexNanos / 1_000_000) ms, "
+                    "  last run: \(way.inChild ? "fork" : "copy") \(statistics.copyNanos / 1_000_000) ms, heap walk \(statistics.indexNanos / 1_000_000) ms, "
                         + "search \(statistics.searchNanos / 1_000_000) ms, total \(statistics.elapsedNanos / 1_000_000) ms; "
+                        + "\(statistics.blocksReadAhead) of \(statistics.blocksScanned) blocks read ahead; "
                         + String(format: "%d stacks captured in %.2f ms", statistics.stacksCaptured, Double(statistics.captureNanos) / 1e6))
                 rows.append(
                     ReportRow(
-                        name: "retainer analysis, \(kind) leak, \(nodeCount) live nodes, \(way)",
+                        name: "retainer analysis, \(kind) leak, \(nodeCount) live nodes, \(way.label)",
                         figure: String(
                             format: "%.1f ms median (first %.1f ms); copied %d MiB, %d blocks, %d scanned; %d stacks captured in %.2f ms",
                             median, first, statistics.bytesCopied >> 20, statistics.blocks, statistics.blocksScanned,

@@ -39,6 +39,17 @@ final class HeapGraph {
         ownSlabs = Self.slabs(of: tasks, index: index, catalog: catalog)
     }
 
+    /// The same graph for a second thread (``ReadAhead``): an index with caches of its own, and
+    /// a catalog of its own (``TypeCatalog/copyForAnotherThread()``), so that the two threads
+    /// share nothing that either one writes.
+    init(sharing other: HeapGraph) {
+        snapshot = other.snapshot
+        index = HeapIndex(sharing: other.index)
+        catalog = other.catalog.copyForAnotherThread()
+        (metadataPoolFree, metadataPoolTail) = (other.metadataPoolFree, other.metadataPoolTail)
+        (ownTasks, ownSlabs) = (other.ownTasks, other.ownSlabs)
+    }
+
     /// The slab blocks of the tasks `tasks`: from the first slab (inside the task), the chain of
     /// next slabs.
     private static func slabs(of tasks: [Int32], index: HeapIndex, catalog: TypeCatalog) -> [Int32] {

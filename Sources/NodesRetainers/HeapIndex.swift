@@ -130,6 +130,17 @@ final class HeapIndex {
         _ = Self.tcacheKey
     }
 
+    /// An index of the same blocks for a second thread: the same tables, read only, with caches
+    /// of its own (``lastArea``, ``lastBlockArea``); `other` outlives it.
+    init(sharing other: HeapIndex) {
+        (areas, bitmap, starts, sizes, summary) = (other.areas, other.bitmap, other.starts, other.sizes, other.summary)
+        snapshot = other.snapshot
+        mapping = (nil, 0)
+        owner = other
+    }
+
+    /// The index whose tables this one shares, kept alive by it.
+    private var owner: HeapIndex?
     private var fallbackBase: UnsafeMutableRawPointer?
     /// Whether the processor counts a word's bits in one instruction: every lookup counts the
     /// blocks that start before its address in a bitmap word.
@@ -174,7 +185,7 @@ final class HeapIndex {
     deinit {
         if let base = mapping.base {
             munmap(base, mapping.length)
-        } else {
+        } else if owner == nil {
             fallbackBase?.deallocate()
         }
     }

@@ -108,6 +108,9 @@ package final class RetainerAnalysis {
         /// (``FrozenChild``) rather than copying it on the calling thread; the copy remains
         /// where a fork is refused. On unless `NODESCOPE_RETAINER_FORK=0`.
         package var analyzesInChild = RetainerAnalysis.analyzesInChildByDefault
+        /// Whether the search reads the blocks' references on a second thread ahead of it
+        /// (``ReadAhead``), where it has thousands of blocks to enter.
+        package var readsAhead = true
 
         /// The default bounds.
         package init() {}
@@ -121,6 +124,8 @@ package final class RetainerAnalysis {
         package var blocks = 0
         /// The blocks whose references were followed.
         package var blocksScanned = 0
+        /// Of those, the blocks whose references a second thread read.
+        package var blocksReadAhead = 0
         /// How long the call took.
         package var elapsedNanos: UInt64 = 0
         /// How long the copy took.
@@ -358,13 +363,14 @@ package final class RetainerAnalysis {
         put(statistics.heapIncomplete ? 1 : 0)
         put(UInt64(statistics.stacksCaptured))
         put(statistics.captureNanos)
+        put(UInt64(statistics.blocksReadAhead))
         put(UInt64(frames.count))
         for frame in frames { bytes += FrameEncoder.encoded(.retainers(frame)) }
         return bytes
     }
 
     private static func decode(_ bytes: [UInt8]) -> ([RetainersFrame], Statistics)? {
-        guard bytes.count >= 72 else { return nil }
+        guard bytes.count >= 80 else { return nil }
         func word(_ index: Int) -> UInt64 {
             bytes[index * 8..<index * 8 + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
         }
@@ -377,9 +383,10 @@ package final class RetainerAnalysis {
         statistics.heapIncomplete = word(5) != 0
         statistics.stacksCaptured = Int(clamping: word(6))
         statistics.captureNanos = word(7)
-        let count = word(8)
+        statistics.blocksReadAhead = Int(clamping: word(8))
+        let count = word(9)
         var decoder = FrameDecoder()
-        decoder.feed(bytes[72...])
+        decoder.feed(bytes[80...])
         var frames: [RetainersFrame] = []
         while UInt64(frames.count) < count {
             guard case .retainers(let frame)? = try? decoder.next() else { return nil }
@@ -432,7 +439,7 @@ package final class RetainerAnalysis {
         }
         let search = RetainerSearch(
             graph: graph, targets: Array(located.values), attached: attached, detached: Array(detachedObjects.keys),
-            deadline: deadline, clock: clock)
+            deadline: deadline, clock: clock, readsAhead: limits.readsAhead)
         let isRuntimeCache = globals.runtimeCacheTest(map: snapshot.map)
         search.addWords(of: { if case .imageData = $0 { true } else { false } }, isRoot: { !isRuntimeCache($0, $1) })
         search.run()
@@ -482,6 +489,7 @@ package final class RetainerAnalysis {
             }
         }
         lastRun.blocksScanned = search.blocksScanned
+        lastRun.blocksReadAhead = search.blocksReadAhead
         for (position, block) in located {
             guard let (path, _) = paths[position] else { continue }
             lastPathBlocks[position] = (path.edges.map(\.holder) + [block]).map { index.starts[Int($0)] }

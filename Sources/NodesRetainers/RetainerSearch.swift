@@ -1,3 +1,4 @@
+import CNodesMemory
 import NodesTracking
 
 #if canImport(Glibc)
@@ -60,6 +61,11 @@ final class RetainerSearch {
     @exclusivity(unchecked) private(set) var cutShort = false
     /// Blocks looked into, for the statistics.
     @exclusivity(unchecked) private(set) var blocksScanned = 0
+    /// Of those, the blocks whose references a second thread read (``ReadAhead``).
+    @exclusivity(unchecked) private(set) var blocksReadAhead = 0
+    /// Whether a second thread reads the blocks' references ahead of the search, where its
+    /// queue holds enough of them (``ReadAhead/leastBlocks``).
+    private let readsAhead: Bool
 
     private var cycleStamp: UInt32 = 0
     private var cycleSeen: UnsafeMutableBufferPointer<UInt32>?
@@ -74,18 +80,22 @@ final class RetainerSearch {
 
     private static let reached: UInt8 = 1
     private static let excluded: UInt8 = 2
+    /// A block reached, or never entered: a reference to it is passed by.
+    static let settledFlags = reached | excluded
     private static let target: UInt8 = 4
     /// While the objects of attached nodes are made roots: a detached node's object.
     private static let notRoot: UInt8 = 8
 
     /// A search over `graph` for `targets` (blocks), until `deadline` on `clock`, from the
     /// objects of attached nodes `attached` (each in a block in use, unless its block is one of
-    /// `detached`: an object that a detached node shares holds nothing as a root).
+    /// `detached`: an object that a detached node shares holds nothing as a root); with
+    /// `readsAhead`, a second thread reads the blocks' references (``ReadAhead``).
     init(
         graph: HeapGraph, targets: [Int32], attached: [RetainerAnalysis.NodeObject], detached: [Int32],
-        deadline: UInt64, clock: @escaping () -> UInt64
+        deadline: UInt64, clock: @escaping () -> UInt64, readsAhead: Bool = true
     ) {
         self.graph = graph
+        self.readsAhead = readsAhead
         self.deadline = deadline
         self.clock = clock
         attachedRoots = attached
@@ -214,8 +224,15 @@ final class RetainerSearch {
     @exclusivity(unchecked) private var doubtful: [(holder: Int32, offset: UInt32, target: Int32)] = []
 
     private func runAlongCertainReferences() {
+        if readsAhead, queued - head >= ReadAhead.leastBlocks,
+            let reader = ReadAhead.start(graph: graph, queue: queue, flags: flags, from: head, filled: queued)
+        {
+            runAlongReferences(readBy: reader)
+            reader.stop()
+            blocksReadAhead += reader.blocksRead
+            return
+        }
         let graph = self.graph
-        let flags = self.flags
         var scanned = 0
         defer { blocksScanned += scanned }
         while head < queued, targetsLeft > 0 {
@@ -230,40 +247,121 @@ final class RetainerSearch {
             if head + 8 < queued { graph.index.prefetch(queue[head + 8]) }
             head += 1
             scanned += 1
-            let shape = graph.shape(of: block)
-            switch shape {
-            case .plain:
-                // A weak reference's side table is reached (a weak reference points at it) but
-                // not entered: it leads to the object without holding it. (Its first word is an
-                // object's address, so its shape is plain.)
-                if graph.isSideTable(block) {
-                    flags[Int(block)] |= Self.excluded
-                    continue
-                }
-            case .task, .taskSlab:
-                if !entersTasks {
-                    deferred.append(block)
-                    continue
-                }
-            case .object, .closureContext, .array, .dictionary, .set:
-                break
+            enter(block)
+        }
+    }
+
+    /// Enters `block` on this thread: reaches what its references lead to, in order, until
+    /// every target is reached.
+    @inline(__always)
+    private func enter(_ block: Int32) {
+        let graph = self.graph
+        let flags = self.flags
+        let shape = graph.shape(of: block)
+        switch shape {
+        case .plain:
+            // A weak reference's side table is reached (a weak reference points at it) but
+            // not entered: it leads to the object without holding it. (Its first word is an
+            // object's address, so its shape is plain.)
+            if graph.isSideTable(block) {
+                Self.mark(flags, block, Self.excluded)
+                return
             }
-            let doubtfulWord = graph.doubtfulWord(of: block, shape: shape)
-            graph.forEachReference(from: block, shape: shape) { offset, target in
-                guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { return false }
+        case .task, .taskSlab:
+            if !entersTasks {
+                deferred.append(block)
+                return
+            }
+        case .object, .closureContext, .array, .dictionary, .set:
+            break
+        }
+        let doubtfulWord = graph.doubtfulWord(of: block, shape: shape)
+        graph.forEachReference(from: block, shape: shape) { offset, target in
+            guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { return false }
+            guard offset != doubtfulWord else {
+                doubtful.append((block, UInt32(clamping: offset), target))
+                return false
+            }
+            reach(target, from: block, offset: offset)
+            return targetsLeft == 0
+        }
+    }
+
+    /// ``runAlongCertainReferences()`` with two thirds of the blocks read by `reader`, and the
+    /// others entered here (``ReadAhead/entersItself(_:)``), in the queue's order: the same
+    /// blocks reached, from the same holders. The graph's view that the reader reads through is
+    /// its own (``HeapGraph/init(sharing:)``).
+    private func runAlongReferences(readBy reader: ReadAhead) {
+        let graph = self.graph
+        let flags = self.flags
+        var scanned = 0
+        defer { blocksScanned += scanned }
+        let (deadline, clock) = (self.deadline, self.clock)
+        var reader = ReadAhead.Cursor(reader)
+        while head < queued, targetsLeft > 0 {
+            if scanned & 63 == 0, clock() >= deadline {
+                cutShort = true
+                return
+            }
+            reader.publish(queued)
+            let position = head
+            let block = queue[position]
+            head += 1
+            scanned += 1
+            if ReadAhead.entersItself(position) {
+                // This thread's: ask for its next ones ahead, as alone.
+                if position + 16 < queued { graph.index.prefetchPlace(queue[position + 16]) }
+                if position + 8 < queued { graph.index.prefetch(queue[position + 8]) }
+                enter(block)
+                continue
+            }
+            guard let header = reader.next(deadline: deadline, clock: clock), let kind = ReadAhead.kind(of: header) else {
+                cutShort = true
+                return
+            }
+            let followed: Bool
+            switch kind {
+            case .entered: followed = true
+            case .sideTable:
+                Self.mark(flags, block, Self.excluded)
+                followed = false
+            case .task:
+                followed = entersTasks
+                if !entersTasks { deferred.append(block) }
+            }
+            let doubtfulWord = ReadAhead.doubtfulWord(of: header)
+            while true {
+                guard let record = reader.next(deadline: deadline, clock: clock) else {
+                    cutShort = true
+                    return
+                }
+                if record == ReadAhead.end { break }
+                guard followed else { continue }
+                let offset = Int(record >> 32)
+                let target = Int32(truncatingIfNeeded: record)
+                guard flags[Int(target)] & (Self.reached | Self.excluded) == 0 else { continue }
                 guard offset != doubtfulWord else {
                     doubtful.append((block, UInt32(clamping: offset), target))
-                    return false
+                    continue
                 }
                 reach(target, from: block, offset: offset)
-                return targetsLeft == 0
+                if targetsLeft == 0 { return }
             }
+            reader.release()
         }
+    }
+
+    /// Sets `bit` of `block`'s flags. While a reader runs, it reads them (``ReadAhead``): a
+    /// relaxed store, a plain one on x86-64 and arm64.
+    @inline(__always)
+    private static func mark(_ flags: UnsafeMutableBufferPointer<UInt8>, _ block: Int32, _ bit: UInt8) {
+        let byte = flags.baseAddress! + Int(block)
+        cnm_store_relaxed_byte(byte, byte.pointee | bit)
     }
 
     @inline(__always)
     private func reach(_ block: Int32, from holder: Int32, offset: Int) {
-        flags[Int(block)] |= Self.reached
+        Self.mark(flags, block, Self.reached)
         via[Int(block)] = Link(holder: holder, offset: UInt32(clamping: offset))
         queue[queued] = block
         queued += 1

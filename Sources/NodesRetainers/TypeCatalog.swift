@@ -130,6 +130,22 @@ final class TypeCatalog {
     private(set) lazy var metadataPool = ProcessMemory.pointer(named: "_swift_debug_allocationPoolPointer")
     private(set) lazy var metadataPoolSize = ProcessMemory.pointer(named: "_swift_debug_metadataAllocatorPageSize")
 
+    init() {}
+
+    /// A catalog for a second thread that starts from what this one knows now and then learns
+    /// on its own: the two share nothing that either one changes (the tables are values, copied
+    /// when one of them writes), and a type met by both is inspected by both (in the same
+    /// memory, with the same answer).
+    func copyForAnotherThread() -> TypeCatalog {
+        let copy = TypeCatalog()
+        (copy.classes, copy.plans, copy.planRanges, copy.collections) = (classes, plans, planRanges, collections)
+        (copy.shapes, copy.rejected, copy.recent, copy.validClasses) = (shapes, rejected, recent, validClasses)
+        (copy.map, copy.snapshot) = (map, snapshot)
+        (copy.taskMetadata, copy.slabMetadata, copy.taskSize) = (taskMetadata, slabMetadata, taskSize)
+        (copy.metadataPool, copy.metadataPoolSize) = (metadataPool, metadataPoolSize)
+        return copy
+    }
+
     /// Looks up now what an analysis in a forked child would otherwise look up there, where a
     /// lock that another thread held at the fork stays held (``FrozenChild``).
     func prepare() {

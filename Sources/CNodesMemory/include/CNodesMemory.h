@@ -103,6 +103,24 @@ int cnm_interrupt_shows(long call);
 /// Asks the processor to bring the cache line at `address` in (no effect on correctness).
 static inline void cnm_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
 
+/// Tells the processor that this thread spins waiting for another (x86-64's `pause`): the
+/// other hardware thread of the core runs meanwhile, and the loop leaves it sooner.
+static inline void cnm_spin_pause(void) {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/// A word that one thread writes and another reads: loaded with acquire ordering (what the
+/// writer wrote before its release store is seen), stored with release ordering.
+static inline long cnm_load_acquire(const long *word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
+static inline void cnm_store_release(long *word, long value) { __atomic_store_n(word, value, __ATOMIC_RELEASE); }
+/// A byte that one thread writes and another reads with no order between them (a hint).
+static inline uint8_t cnm_load_relaxed_byte(const uint8_t *byte) { return __atomic_load_n(byte, __ATOMIC_RELAXED); }
+static inline void cnm_store_relaxed_byte(uint8_t *byte, uint8_t value) { __atomic_store_n(byte, value, __ATOMIC_RELAXED); }
+
 /// Whether the processor counts bits in one instruction (x86-64's `popcnt`; always elsewhere).
 /// The package builds for the baseline x86-64, where a count of bits is a dozen instructions.
 int cnm_has_popcount(void);

@@ -1,0 +1,71 @@
+import NodesDebug
+import NodesRetainers
+import NodescopeWire
+import Testing
+
+extension RetainerAnalysisTests {
+    /// The search with a second thread reading the blocks' references ahead of it finds what it
+    /// finds on one thread: the same verdicts, the same paths from the same holders, a leftover
+    /// word given way to as before (``HeapGraph/doubtfulWord(of:shape:)``), in a forked child and
+    /// copied. Thousands of attached nodes, each with an object of its own, fill the search's
+    /// queue enough for the reader to start (``ReadAhead/leastBlocks``); the statistics say it did.
+    @Test(arguments: [true, false])
+    func aSecondThreadReadingAheadFindsWhatOneThreadFinds(inChild: Bool) throws {
+        let nodes = (0..<6_000).map { _ in ChainLink() }
+        for node in nodes { node.next = CapturedPart() }
+        // A holder path from node 4,321: two links.
+        let (held, holderLink) = (LeftoverTarget(), ChainLink())
+        nodes[4_321].next = holderLink
+        holderLink.next = held
+        // A cycle of two links that no root reaches.
+        let (cycleHead, cycleBack) = (ChainLink(), ChainLink())
+        (cycleHead.next, cycleBack.next) = (cycleBack, cycleHead)
+        // A leftover word in a closure's context that a node keeps, and a real path, longer.
+        let (first, second) = (CapturedPart(), CapturedPart())
+        let (slot, context) = try Self.slot { { [first, second] in first.count += second.count } }
+        let leftover = LeftoverTarget()
+        context.storeBytes(of: UInt(bitPattern: Unmanaged.passUnretained(leftover).toOpaque()), toByteOffset: 32, as: UInt.self)
+        let (head, middle, last) = (ChainLink(), ChainLink(), ChainLink())
+        (head.next, middle.next, last.next) = (middle, last, leftover)
+
+        let targets = [
+            RetainerAnalysis.Target(held, nodeID: 1, objectIndex: 0),
+            RetainerAnalysis.Target(cycleHead, nodeID: 2, objectIndex: 0),
+            RetainerAnalysis.Target(leftover, nodeID: 3, objectIndex: 0),
+        ]
+        let attached =
+            nodes.enumerated().map { RetainerAnalysis.NodeObject($1, nodeID: 100 + UInt64($0)) } + [
+                RetainerAnalysis.NodeObject(slot, nodeID: 30), RetainerAnalysis.NodeObject(head, nodeID: 31),
+            ]
+        let detached = [RetainerAnalysis.NodeObject(cycleBack, nodeID: 2)]
+        var found: [Bool: [String]] = [:]
+        for readsAhead in [true, false] {
+            var limits = RetainerAnalysis.Limits()
+            limits.timePerObjectNanos = 60_000_000_000
+            limits.timePerBatchNanos = 60_000_000_000
+            limits.analyzesInChild = inChild
+            limits.readsAhead = readsAhead
+            let analysis = RetainerAnalysis(limits: limits)
+            let frames = analysis.explain(targets, attached: attached, detached: detached)
+            #expect(frames.count == 3)
+            if readsAhead {
+                #expect(analysis.lastRun.blocksReadAhead >= nodes.count, "\(analysis.lastRun)")
+            } else {
+                #expect(analysis.lastRun.blocksReadAhead == 0, "\(analysis.lastRun)")
+            }
+            found[readsAhead] = frames.sorted { $0.nodeID < $1.nodeID }.map { frame in
+                "\(frame.nodeID) \(frame.verdict) from \((frame.hops.first?.holderNodeID).map { String($0) } ?? "-"): "
+                    + lines(frame).joined(separator: " → ")
+            }
+        }
+        let one = try #require(found[false])
+        #expect(
+            one == [
+                "1 holder from 4421: ChainLink .next → ChainLink .next *",
+                "2 cycle from 2: ChainLink .next * → ChainLink .next",
+                "3 holder from 31: ChainLink .next → ChainLink .next → ChainLink .next *",
+            ], "\(one)")
+        #expect(found[true] == one)
+        withExtendedLifetime((nodes, held, holderLink, cycleHead, cycleBack, slot, leftover, head, middle, last, first, second)) {}
+    }
+}
