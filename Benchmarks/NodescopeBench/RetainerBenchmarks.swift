@@ -104,7 +104,7 @@ func runRetainerBenchmarks(quick: Bool) -> [ReportRow] {
                     unbounded.timePerObjectNanos = 60_000_000_000
                     unbounded.timePerBatchNanos = 60_000_000_000
                     unbounded.analyzesInChild = way.inChild
-                    unbounded.readsAhead = way.readsAhead
+                    unbounded.readsAhead = way.readsAhead ? .whenAProcessorIsFree : .never
                     let analysis = RetainerAnalysis(limits: unbounded)
                     leak(kind)
                     let start = DispatchTime.now().uptimeNanoseconds

@@ -108,12 +108,23 @@ package final class RetainerAnalysis {
         /// (``FrozenChild``) rather than copying it on the calling thread; the copy remains
         /// where a fork is refused. On unless `NODESCOPE_RETAINER_FORK=0`.
         package var analyzesInChild = RetainerAnalysis.analyzesInChildByDefault
-        /// Whether the search reads the blocks' references on a second thread ahead of it
-        /// (``ReadAhead``), where it has thousands of blocks to enter.
-        package var readsAhead = true
+        /// When the search reads blocks on a second thread ahead of it (``ReadAhead``), where it
+        /// has thousands of blocks to enter.
+        package var readsAhead = ReadingAhead.whenAProcessorIsFree
 
         /// The default bounds.
         package init() {}
+    }
+
+    /// When the search has a second thread read blocks ahead of it.
+    package enum ReadingAhead: Sendable {
+        /// Never: one thread.
+        case never
+        /// Where a processor is free when the search goes on (``ReadAhead/processorIsFree()``):
+        /// on a busy machine a second thread only shares the first one's time.
+        case whenAProcessorIsFree
+        /// Whatever the machine's load (tests that compare the two ways).
+        case always
     }
 
     /// What the last call did.

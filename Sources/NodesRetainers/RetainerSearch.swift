@@ -63,9 +63,9 @@ final class RetainerSearch {
     @exclusivity(unchecked) private(set) var blocksScanned = 0
     /// Of those, the blocks whose references a second thread read (``ReadAhead``).
     @exclusivity(unchecked) private(set) var blocksReadAhead = 0
-    /// Whether a second thread reads the blocks' references ahead of the search, where its
-    /// queue holds enough of them (``ReadAhead/leastBlocks``).
-    private let readsAhead: Bool
+    /// When a second thread reads the blocks' references ahead of the search, where its queue
+    /// holds enough of them (``ReadAhead/leastBlocks``).
+    private let readsAhead: RetainerAnalysis.ReadingAhead
 
     private var cycleStamp: UInt32 = 0
     private var cycleSeen: UnsafeMutableBufferPointer<UInt32>?
@@ -89,10 +89,10 @@ final class RetainerSearch {
     /// A search over `graph` for `targets` (blocks), until `deadline` on `clock`, from the
     /// objects of attached nodes `attached` (each in a block in use, unless its block is one of
     /// `detached`: an object that a detached node shares holds nothing as a root); with
-    /// `readsAhead`, a second thread reads the blocks' references (``ReadAhead``).
+    /// `readsAhead` saying when, a second thread reads blocks ahead of the search (``ReadAhead``).
     init(
         graph: HeapGraph, targets: [Int32], attached: [RetainerAnalysis.NodeObject], detached: [Int32],
-        deadline: UInt64, clock: @escaping () -> UInt64, readsAhead: Bool = true
+        deadline: UInt64, clock: @escaping () -> UInt64, readsAhead: RetainerAnalysis.ReadingAhead = .whenAProcessorIsFree
     ) {
         self.graph = graph
         self.readsAhead = readsAhead
@@ -224,13 +224,13 @@ final class RetainerSearch {
     @exclusivity(unchecked) private var doubtful: [(holder: Int32, offset: UInt32, target: Int32)] = []
 
     private func runAlongCertainReferences() {
-        if readsAhead, queued - head >= ReadAhead.leastBlocks,
+        if readsAhead != .never, queued - head >= ReadAhead.leastBlocks, readsAhead == .always || ReadAhead.processorIsFree(),
             let reader = ReadAhead.start(graph: graph, queue: queue, flags: flags, from: head, filled: queued)
         {
-            runAlongReferences(readBy: reader)
+            let alone = runAlongReferences(readBy: reader)
             reader.stop()
-            blocksReadAhead += reader.blocksRead
-            return
+            // The reader gave way (not getting a processor): on from where it was, alone.
+            guard alone else { return }
         }
         let graph = self.graph
         var scanned = 0
@@ -290,35 +290,52 @@ final class RetainerSearch {
     /// ``runAlongCertainReferences()`` with two thirds of the blocks read by `reader`, and the
     /// others entered here (``ReadAhead/entersItself(_:)``), in the queue's order: the same
     /// blocks reached, from the same holders. The graph's view that the reader reads through is
-    /// its own (``HeapGraph/init(sharing:)``).
-    private func runAlongReferences(readBy reader: ReadAhead) {
+    /// its own (``HeapGraph/init(sharing:)``). Returns true where the search is to go on
+    /// alone from its next block: the reader was late with one (``ReadAhead/Cursor/Take/late``),
+    /// and what it wrote from that block on is dropped unread.
+    private func runAlongReferences(readBy reader: ReadAhead) -> Bool {
         let graph = self.graph
         let flags = self.flags
         var scanned = 0
-        defer { blocksScanned += scanned }
+        var read = 0
+        defer {
+            blocksScanned += scanned
+            blocksReadAhead += read
+        }
         let (deadline, clock) = (self.deadline, self.clock)
         var reader = ReadAhead.Cursor(reader)
         while head < queued, targetsLeft > 0 {
             if scanned & 63 == 0, clock() >= deadline {
                 cutShort = true
-                return
+                return false
             }
             reader.publish(queued)
             let position = head
             let block = queue[position]
-            head += 1
-            scanned += 1
             if ReadAhead.entersItself(position) {
+                head += 1
+                scanned += 1
                 // This thread's: ask for its next ones ahead, as alone.
                 if position + 16 < queued { graph.index.prefetchPlace(queue[position + 16]) }
                 if position + 8 < queued { graph.index.prefetch(queue[position + 8]) }
                 enter(block)
                 continue
             }
-            guard let header = reader.next(deadline: deadline, clock: clock), let kind = ReadAhead.kind(of: header) else {
+            let header: UInt64
+            switch reader.header(deadline: deadline, clock: clock) {
+            case .record(let record): header = record
+            case .late: return true
+            case .pastDeadline:
                 cutShort = true
-                return
+                return false
             }
+            guard let kind = ReadAhead.kind(of: header) else {
+                cutShort = true
+                return false
+            }
+            head += 1
+            scanned += 1
+            read += 1
             let followed: Bool
             switch kind {
             case .entered: followed = true
@@ -333,7 +350,7 @@ final class RetainerSearch {
             while true {
                 guard let record = reader.next(deadline: deadline, clock: clock) else {
                     cutShort = true
-                    return
+                    return false
                 }
                 if record == ReadAhead.end { break }
                 guard followed else { continue }
@@ -345,10 +362,11 @@ final class RetainerSearch {
                     continue
                 }
                 reach(target, from: block, offset: offset)
-                if targetsLeft == 0 { return }
+                if targetsLeft == 0 { return false }
             }
             reader.release()
         }
+        return false
     }
 
     /// Sets `bit` of `block`'s flags. While a reader runs, it reads them (``ReadAhead``): a
