@@ -1,4 +1,5 @@
 import CNodesMemory
+import NodesTracking
 
 #if canImport(Glibc)
 import Glibc
@@ -18,10 +19,11 @@ import Darwin
 ///
 /// Each block's records go through a ring, in the queue's order: a header (what kind of block it
 /// is, and its doubtful word, ``HeapGraph/doubtfulWord(of:shape:)``), a record per reference
-/// (offset, target), and an end. Four words are shared, each written by one thread only and each
+/// (offset, target), and an end. Five words are shared, each written by one thread only and each
 /// in a cache line of its own (a line that both threads write would travel between the
 /// processors at every write, and the reader would wait for it): the blocks queued, the records
-/// written, the records taken, and whether to stop. The reader also reads the search's flags of
+/// written, the records taken, whether to stop, and whether the reader has stopped. The reader
+/// runs on a ``BackgroundThread`` (detached, `nodescope-search` where it runs in the host). The reader also reads the search's flags of
 /// each block, as a hint only: a reference to a block the search has reached needs no record
 /// (the flags only ever gain bits, and the search checks each record again). Everything else
 /// each thread keeps in its own locals (``Cursor`` for the search).
@@ -57,7 +59,6 @@ final class ReadAhead: @unchecked Sendable {
     private let firstPosition: Int
     /// The shared words, a cache line each.
     private let shared: UnsafeMutableRawPointer
-    private var thread = pthread_t()
 
     /// Positions of the queue the search has filled (written by the search's thread).
     fileprivate var published: UnsafeMutablePointer<Int> { word(0) }
@@ -67,6 +68,9 @@ final class ReadAhead: @unchecked Sendable {
     fileprivate var taken: UnsafeMutablePointer<Int> { word(2) }
     /// Nonzero once the search stops the reader.
     private var stopping: UnsafeMutablePointer<Int> { word(3) }
+    /// Nonzero once the reader has stopped (its thread is detached: it touches nothing of the
+    /// search's after this).
+    private var ended: UnsafeMutablePointer<Int> { word(4) }
 
     private func word(_ line: Int) -> UnsafeMutablePointer<Int> {
         (shared + line * Self.line).assumingMemoryBound(to: Int.self)
@@ -81,8 +85,8 @@ final class ReadAhead: @unchecked Sendable {
         self.flags = flags
         firstPosition = position
         ring = .allocate(capacity: Self.capacity)
-        shared = .allocate(byteCount: 4 * Self.line, alignment: Self.line)
-        shared.initializeMemory(as: UInt8.self, repeating: 0, count: 4 * Self.line)
+        shared = .allocate(byteCount: 5 * Self.line, alignment: Self.line)
+        shared.initializeMemory(as: UInt8.self, repeating: 0, count: 5 * Self.line)
         published.pointee = filled
     }
 
@@ -100,23 +104,24 @@ final class ReadAhead: @unchecked Sendable {
     static func processorIsFree() -> Bool {
         let processors = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         guard processors >= 2 else { return false }
+        // The line comes after one per processor and the counts of interrupts: read it all.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 8)
+        defer { buffer.deallocate() }
         for look in 0..<3 {
             if look > 0 { usleep(100) }
-            guard let running = runningThreads() else { return false }
+            guard let running = runningThreads(reading: buffer) else { return false }
             if running < processors { return true }
         }
         return false
     }
 
-    /// `procs_running` of `/proc/stat`: the threads running or ready to run, system-wide.
-    private static func runningThreads() -> Int? {
+    /// `procs_running` of `/proc/stat` (read into `buffer`): the threads running or ready to
+    /// run, system-wide.
+    private static func runningThreads(reading buffer: UnsafeMutableRawBufferPointer) -> Int? {
         let descriptor = open("/proc/stat", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        // The line comes after one per processor and the counts of interrupts: read it all.
-        let capacity = 1 << 18
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
-        defer { buffer.deallocate() }
+        let capacity = buffer.count
         var length = 0
         while length < capacity {
             let count = Glibc.read(descriptor, buffer.baseAddress! + length, capacity - length)
@@ -152,25 +157,18 @@ final class ReadAhead: @unchecked Sendable {
         filled: Int
     ) -> ReadAhead? {
         let reader = ReadAhead(graph: HeapGraph(sharing: graph), queue: queue, flags: flags, from: position, filled: filled)
-        let context = Unmanaged.passRetained(reader).toOpaque()
-        let started = pthread_create(
-            &reader.thread, nil,
-            { context in
-                let reader = Unmanaged<ReadAhead>.fromOpaque(context!).takeRetainedValue()
-                reader.read()
-                return nil
-            }, context)
-        guard started == 0 else {
-            Unmanaged<ReadAhead>.fromOpaque(context).release()
-            return nil
+        let started = BackgroundThread.start(named: "nodescope-search") {
+            reader.read()
+            cnm_store_release(reader.ended, 1)
         }
-        return reader
+        return started ? reader : nil
     }
 
-    /// Stops the reader and waits for its thread to end.
+    /// Stops the reader and waits until it has stopped.
     func stop() {
         cnm_store_release(stopping, 1)
-        pthread_join(thread, nil)
+        var backoff = Backoff()
+        while cnm_load_acquire(ended) == 0 { backoff.wait() }
     }
 
     // MARK: The search's side
