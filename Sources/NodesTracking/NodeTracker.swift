@@ -403,6 +403,8 @@ public final class NodeTracker: Sendable {
         }
         if let index, let reporter {
             reporter.trackingHandle = TrackingHandle(tracker: self, node: node, index: index)
+            // The handle it replaces (the object's node is gone, or was another tracker's).
+            owner?.relinquish()
         }
     }
 

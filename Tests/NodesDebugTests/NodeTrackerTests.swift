@@ -74,6 +74,33 @@ struct NodeTrackerTests {
         #expect(tracker.snapshot().nodes.isEmpty)
     }
 
+    /// A handle keeps a test's tracker until its object reports its release (the object may
+    /// outlive every other reference to the tracker), and a handle that a registration with
+    /// another tracker replaces lets its own tracker go.
+    @Test func aHandleKeepsItsTrackerUntilItsObjectIsReleased() {
+        weak var first: NodeTracker?
+        weak var second: NodeTracker?
+        var object: ReportingObject? = ReportingObject()
+        do {
+            let tracker = NodeTracker()
+            tracker.addSink(RecordingSink())
+            first = tracker
+            tracker.attach(object!, role: .module, parent: nil, kind: .module, name: "Settings")
+        }
+        #expect(first != nil)
+        do {
+            let tracker = NodeTracker()
+            tracker.addSink(RecordingSink())
+            second = tracker
+            tracker.attach(object!, role: .module, parent: nil, kind: .module, name: "Settings")
+            #expect(object?.trackingHandle?.tracker === tracker)
+        }
+        #expect(first == nil)
+        #expect(second != nil)
+        object = nil
+        #expect(second == nil)
+    }
+
     @Test func snapshotIsConsistentWithTheEventSequence() {
         let tracker = NodeTracker()
         let sink = RecordingSink()
