@@ -41,11 +41,20 @@ struct ObjectRecord {
     var role: ObjectRole
 }
 
-/// A change as the log hands it to its consumer: an attach's objects come one by one after it.
-enum LoggedChange {
-    case change(LogEntry)
-    case attach(LogEntry, AttachDetails)
-    case object(node: NodeID, time: UInt64, index: UInt16, ObjectRecord)
+/// The objects of an attach where the log holds them, handed to the log's consumer with the
+/// attach (``EventLog/drain(through:maximum:change:attach:)``), so that the node's record is
+/// read and written once for all of them: ``count`` records, each to be taken exactly once (a
+/// record holds its role's string, which taking moves out of the log).
+struct AttachedObjects {
+    fileprivate let base: UnsafeMutablePointer<ObjectRecord>
+    /// The number of objects.
+    let count: Int
+
+    /// Moves record `number` out of the log.
+    @inline(__always)
+    func take(_ number: Int) -> ObjectRecord {
+        (base + number).move()
+    }
 }
 
 /// The bounded hand-off from the app's threads to the tracker's registry: many producers
@@ -130,8 +139,9 @@ final class EventLog: @unchecked Sendable {
     }
 
     deinit {
-        // No producer is left: every unit reserved was published.
-        drain { _ in }
+        // No producer is left: every unit reserved was published. (Taken and dropped: records
+        // hold strings.)
+        drain(change: { _ in }, attach: { _, _, objects in for number in 0..<objects.count { _ = objects.take(number) } })
         free(block)
     }
 
@@ -223,7 +233,10 @@ final class EventLog: @unchecked Sendable {
     /// whether `maximum` left published changes behind. Consumer side only: the caller holds
     /// the tracker's lock.
     @discardableResult
-    func drain(through end: UInt64? = nil, maximum: Int = .max, _ body: (consuming LoggedChange) -> Void) -> Bool {
+    func drain(
+        through end: UInt64? = nil, maximum: Int = .max, change: (LogEntry) -> Void,
+        attach: (LogEntry, consuming AttachDetails, AttachedObjects) -> Void
+    ) -> Bool {
         var position = tail.load(ordering: .relaxed)
         let published = head.load(ordering: .acquiring)
         let limit = published &- position > UInt64(maximum) ? position &+ UInt64(maximum) : published
@@ -246,16 +259,16 @@ final class EventLog: @unchecked Sendable {
                     tail.store(position, ordering: .releasing)
                     stored = position
                 }
-                body(.change(entry))
+                change(entry)
                 continue
             }
-            // Published with the entry, and reserved with it.
-            body(.attach(entry, (unit + Self.unitSize).assumingMemoryBound(to: AttachDetails.self).move()))
-            for number in 0..<Int(entry.index) {
-                let record = (unit + Self.unitSize + Self.detailsSize + number &* Self.objectSize)
-                    .assumingMemoryBound(to: ObjectRecord.self).move()
-                body(.object(node: entry.node, time: entry.time, index: UInt16(number), record))
-            }
+            // Published with the entry, and reserved with it. The consumer takes each object.
+            // (Records lie one after another: their size is a multiple of their alignment.)
+            attach(
+                entry, (unit + Self.unitSize).assumingMemoryBound(to: AttachDetails.self).move(),
+                AttachedObjects(
+                    base: (unit + Self.unitSize + Self.detailsSize).assumingMemoryBound(to: ObjectRecord.self),
+                    count: Int(entry.index)))
             // The block's units in the ring hold arbitrary bytes where stamps go: cleared, so
             // that none reads as a later ticket's stamp when the ring comes round.
             let taken = UInt64(Self.attachUnits(objects: Int(entry.index)))

@@ -292,11 +292,55 @@ package struct NodeRegistry: Sendable {
         return (addObject(in: slot, descriptor: id, address: address), id)
     }
 
+    /// Objects being added to one node together (an attach's): the node's record, read once
+    /// and written back once by ``finishAdding(_:)``.
+    struct AddingObjects {
+        fileprivate let slot: Int
+        fileprivate var record: Node
+    }
+
+    /// Begins adding objects that report their own release to `node` (``add(_:type:role:address:)``
+    /// for each, then ``finishAdding(_:)``); nil when the node is unknown or may take none.
+    @inline(__always)
+    mutating func beginAdding(to node: NodeID) -> AddingObjects? {
+        objectDescriptors.sweepIfDue()
+        guard let slot = objectSlot(for: node) else { return nil }
+        return AddingObjects(slot: slot, record: nodes[slot])
+    }
+
+    /// Adds an object of `type` in `role` to the node of `adding`; returns its index and its
+    /// descriptor's id (for ``objectDescriptor(_:)``), or nil when the node is full.
+    @inline(__always)
+    mutating func add(
+        _ adding: inout AddingObjects, type: AnyObject.Type, role: ObjectRole, address: ObfuscatedAddress
+    ) -> (index: UInt16, descriptor: UInt32)? {
+        let index = adding.record.objectCount
+        guard index < UInt16.max else { return nil }
+        let id = objectDescriptorID(type: type, role: role)
+        if Int(index) == 1 << adding.record.blockClass {
+            nodes[adding.slot] = adding.record
+            growBlock(of: adding.slot)
+            adding.record = nodes[adding.slot]
+        }
+        let position = Int(adding.record.objectStart &+ UInt32(index))
+        objectAddresses[position] = address
+        objectWords[position] = id | Self.aliveBit
+        adding.record.objectCount = index + 1
+        adding.record.aliveCount += 1
+        return (index, id)
+    }
+
+    /// Writes back the record of the node that `adding` added objects to.
+    @inline(__always)
+    mutating func finishAdding(_ adding: AddingObjects) {
+        nodes[adding.slot] = adding.record
+    }
+
     /// The slot of `node` if it may take another object. Inlined: called on its own, it ran on a
     /// copy of the whole registry (336 bytes) that the writer's loop made for each added object.
     @inline(__always)
     private func objectSlot(for node: NodeID) -> Int? {
-        guard let slot = node.rawValue == lastAttached.id ? lastAttached.slot : slot(of: node.rawValue),
+        guard let slot = slot(of: node.rawValue),
             nodes[slot].objectCount < UInt16.max,
             !nodes[slot].isDetached || nodes[slot].aliveCount > 0
         else { return nil }
@@ -698,9 +742,11 @@ package struct NodeRegistry: Sendable {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) & (buckets.count - 1)
     }
 
-    /// The slot of the node with id `key`, if present.
+    /// The slot of the node with id `key`, if present: the node attached last without a probe
+    /// (its objects, state changes, detach and releases mostly follow its attach).
     @inline(__always)
     private func slot(of key: UInt64) -> Int? {
+        if key == lastAttached.id, key != 0 { return lastAttached.slot }
         let mask = buckets.count - 1
         var index = home(of: key)
         while true {

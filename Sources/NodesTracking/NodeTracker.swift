@@ -688,123 +688,143 @@ public final class NodeTracker: Sendable {
         // Unwrapped once, not per change (binding an optional in the loop retains it each time).
         let backlog: Bool
         if state.directFeed != nil && state.directFeedWantsEvents, let straight = state.straight {
-            backlog = log.drain(through: end, maximum: maximum) { change in
-                if apply(change, encodingWith: straight, to: &state) { detached = true }
-            }
+            backlog = log.drain(
+                through: end, maximum: maximum,
+                change: { entry in if apply(entry, encodingWith: straight, to: &state) { detached = true } },
+                attach: { entry, details, objects in apply(entry, details, objects, encodingWith: straight, to: &state) })
         } else {
-            backlog = log.drain(through: end, maximum: maximum) { change in
-                if apply(change, to: &state) { detached = true }
-            }
+            backlog = log.drain(
+                through: end, maximum: maximum,
+                change: { entry in if apply(entry, to: &state) { detached = true } },
+                attach: { entry, details, objects in apply(entry, details, objects, to: &state) })
         }
         return (detached && !state.registry.pending.isEmpty, backlog)
     }
 
     /// Applies one logged change as the locked path would have; returns whether it was a detach.
-    private func apply(_ change: consuming LoggedChange, to state: inout State) -> Bool {
-        switch consume change {
-        case .attach(let entry, let details):
-            let (node, time) = (entry.node, entry.time)
-            let descriptor = Self.register(entry, details, in: &state)
-            guard Self.namesAreRead(in: state) else {
-                emit(.attached(parent: details.parent, kind: .unnamed, name: ""), for: node, at: time, in: &state)
-                return false
+    private func apply(_ entry: LogEntry, to state: inout State) -> Bool {
+        let (node, time) = (entry.node, entry.time)
+        switch entry.operation {
+        case .attach:
+            return false
+        case .state:
+            if let attachedAt = state.registry.setState(entry.state, of: node) {
+                emit(.stateChanged(entry.state), for: node, at: max(time, attachedAt), in: &state)
             }
-            let name = details.name ?? state.registry.nodeDescriptor(descriptor).name
-            emit(
-                .attached(parent: details.parent, kind: details.kind, name: name), for: node, at: time,
-                origin: details.origin, in: &state)
-        case .object(let node, let time, _, let record):
-            if let (added, descriptor) = state.registry.addObject(
-                to: node, type: record.type, role: record.role, address: record.address)
-            {
+        case .detach:
+            // Emptied from its end: `removeAll(keepingCapacity:)` replaces a subrange (about
+            // 60 instructions for the usual one id).
+            while state.detachOrder.popLast() != nil {}
+            state.registry.detach(node, time: time, into: &state.detachOrder)
+            for id in state.detachOrder { emit(.detached, for: id, at: time, in: &state) }
+            return true
+        case .release:
+            if let descriptor = state.registry.releaseObject(node, index: entry.index) {
                 guard Self.namesAreRead(in: state) else {
-                    emit(.objectAdded(index: added, role: .unnamed, typeName: ""), for: node, at: time, in: &state)
+                    emit(.released(index: entry.index, role: .unnamed, typeName: ""), for: node, at: time, in: &state)
                     return false
                 }
                 let names = state.registry.objectDescriptor(descriptor)
-                emit(.objectAdded(index: added, role: names.role, typeName: names.typeName), for: node, at: time, in: &state)
-            }
-        case .change(let entry):
-            let (node, time) = (entry.node, entry.time)
-            switch entry.operation {
-            case .attach:
-                return false
-            case .state:
-                if let attachedAt = state.registry.setState(entry.state, of: node) {
-                    emit(.stateChanged(entry.state), for: node, at: max(time, attachedAt), in: &state)
-                }
-            case .detach:
-                state.detachOrder.removeAll(keepingCapacity: true)
-                state.registry.detach(node, time: time, into: &state.detachOrder)
-                for id in state.detachOrder { emit(.detached, for: id, at: time, in: &state) }
-                return true
-            case .release:
-                if let descriptor = state.registry.releaseObject(node, index: entry.index) {
-                    guard Self.namesAreRead(in: state) else {
-                        emit(.released(index: entry.index, role: .unnamed, typeName: ""), for: node, at: time, in: &state)
-                        return false
-                    }
-                    let names = state.registry.objectDescriptor(descriptor)
-                    emit(
-                        .released(index: entry.index, role: names.role, typeName: names.typeName), for: node, at: time,
-                        in: &state)
-                }
+                emit(
+                    .released(index: entry.index, role: names.role, typeName: names.typeName), for: node, at: time,
+                    in: &state)
             }
         }
         return false
     }
 
+    /// Applies a logged attach and its objects as the locked path would have.
+    private func apply(
+        _ entry: LogEntry, _ details: consuming AttachDetails, _ objects: AttachedObjects, to state: inout State
+    ) {
+        let (node, time) = (entry.node, entry.time)
+        let descriptor = Self.register(entry, details, in: &state)
+        let namesAreRead = Self.namesAreRead(in: state)
+        if namesAreRead {
+            let name = details.name ?? state.registry.nodeDescriptor(descriptor).name
+            emit(
+                .attached(parent: details.parent, kind: details.kind, name: name), for: node, at: time,
+                origin: details.origin, in: &state)
+        } else {
+            emit(.attached(parent: details.parent, kind: .unnamed, name: ""), for: node, at: time, in: &state)
+        }
+        var adding = state.registry.beginAdding(to: node)
+        for number in 0..<objects.count {
+            let record = objects.take(number)
+            guard adding != nil,
+                let (added, descriptor) = state.registry.add(
+                    &adding!, type: record.type, role: record.role, address: record.address)
+            else { continue }
+            guard namesAreRead else {
+                emit(.objectAdded(index: added, role: .unnamed, typeName: ""), for: node, at: time, in: &state)
+                continue
+            }
+            let names = state.registry.objectDescriptor(descriptor)
+            emit(.objectAdded(index: added, role: names.role, typeName: names.typeName), for: node, at: time, in: &state)
+        }
+        if let adding { state.registry.finishAdding(adding) }
+    }
+
     /// ``apply(_:to:)`` for the log's consumer encoding straight, its feed the only sink:
     /// each event is handed to `straight` in plain values, with no change made for it.
-    private func apply(
-        _ change: consuming LoggedChange, encodingWith straight: any AppliedChangeEncoder, to state: inout State
-    ) -> Bool {
-        switch consume change {
-        case .attach(let entry, let details):
-            let (node, time) = (entry.node, entry.time)
-            let descriptor = Self.register(entry, details, in: &state)
+    private func apply(_ entry: LogEntry, encodingWith straight: any AppliedChangeEncoder, to state: inout State) -> Bool {
+        let (node, time) = (entry.node, entry.time)
+        switch entry.operation {
+        case .attach:
+            return false
+        case .state:
+            guard let attachedAt = state.registry.setState(entry.state, of: node) else { return false }
             state.sequence &+= 1
-            // The descriptor names the node as the details do (its name is the details' or the
-            // principal's type's; its kind and origin are theirs).
-            let sequence = state.sequence
-            straight.encodeAttached(
-                sequence: sequence, time: time, node: node, parent: details.parent, descriptor: descriptor,
-                epoch: state.registry.descriptorEpoch, names: { state.registry.nodeDescriptor(descriptor) })
-        case .object(let node, let time, _, let record):
-            guard
-                let (added, descriptor) = state.registry.addObject(
-                    to: node, type: record.type, role: record.role, address: record.address)
-            else { return false }
+            straight.encodeStateChanged(
+                sequence: state.sequence, time: max(time, attachedAt), node: node, state: entry.state)
+        case .detach:
+            // Emptied from its end: `removeAll(keepingCapacity:)` replaces a subrange (about
+            // 60 instructions for the usual one id).
+            while state.detachOrder.popLast() != nil {}
+            state.registry.detach(node, time: time, into: &state.detachOrder)
+            for id in state.detachOrder {
+                state.sequence &+= 1
+                straight.encodeDetached(sequence: state.sequence, time: time, node: id)
+            }
+            return true
+        case .release:
+            guard state.registry.releaseObject(node, index: entry.index) != nil else { return false }
+            state.sequence &+= 1
+            straight.encodeReleased(sequence: state.sequence, time: time, node: node, index: entry.index)
+        }
+        return false
+    }
+
+    /// ``apply(_:_:_:to:)`` for the log's consumer encoding straight.
+    private func apply(
+        _ entry: LogEntry, _ details: consuming AttachDetails, _ objects: AttachedObjects,
+        encodingWith straight: any AppliedChangeEncoder, to state: inout State
+    ) {
+        let (node, time) = (entry.node, entry.time)
+        let descriptor = Self.register(entry, details, in: &state)
+        state.sequence &+= 1
+        // The descriptor names the node as the details do (its name is the details' or the
+        // principal's type's; its kind and origin are theirs).
+        let sequence = state.sequence
+        straight.encodeAttached(
+            sequence: sequence, time: time, node: node, parent: details.parent, descriptor: descriptor,
+            epoch: state.registry.descriptorEpoch, names: { state.registry.nodeDescriptor(descriptor) })
+        // Its objects, with the node's record read and written once. (An encoder's names
+        // are looked up in the registry, whose record of the node is not written meanwhile.)
+        var adding = state.registry.beginAdding(to: node)
+        for number in 0..<objects.count {
+            let record = objects.take(number)
+            guard adding != nil,
+                let (added, descriptor) = state.registry.add(
+                    &adding!, type: record.type, role: record.role, address: record.address)
+            else { continue }
             state.sequence &+= 1
             let sequence = state.sequence
             straight.encodeObjectAdded(
                 sequence: sequence, time: time, node: node, index: added, descriptor: descriptor,
                 epoch: state.registry.descriptorEpoch, names: { state.registry.objectDescriptor(descriptor) })
-        case .change(let entry):
-            let (node, time) = (entry.node, entry.time)
-            switch entry.operation {
-            case .attach:
-                return false
-            case .state:
-                guard let attachedAt = state.registry.setState(entry.state, of: node) else { return false }
-                state.sequence &+= 1
-                straight.encodeStateChanged(
-                    sequence: state.sequence, time: max(time, attachedAt), node: node, state: entry.state)
-            case .detach:
-                state.detachOrder.removeAll(keepingCapacity: true)
-                state.registry.detach(node, time: time, into: &state.detachOrder)
-                for id in state.detachOrder {
-                    state.sequence &+= 1
-                    straight.encodeDetached(sequence: state.sequence, time: time, node: id)
-                }
-                return true
-            case .release:
-                guard state.registry.releaseObject(node, index: entry.index) != nil else { return false }
-                state.sequence &+= 1
-                straight.encodeReleased(sequence: state.sequence, time: time, node: node, index: entry.index)
-            }
         }
-        return false
+        if let adding { state.registry.finishAdding(adding) }
     }
 
     /// Registers a logged attach (and its test); returns its descriptor's id.
