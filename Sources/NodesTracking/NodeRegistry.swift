@@ -317,7 +317,9 @@ package struct NodeRegistry: Sendable {
         let index = adding.record.objectCount
         guard index < UInt16.max else { return nil }
         let id = objectDescriptorID(type: type, role: role)
-        if Int(index) == 1 << adding.record.blockClass {
+        // Wrapping arithmetic: the counts are bounded (an index below UInt16.max, a block class
+        // at most 16), and the checked forms cost a third of an added object's work.
+        if Int(index) == 1 &<< Int(adding.record.blockClass) {
             nodes[adding.slot] = adding.record
             growBlock(of: adding.slot)
             adding.record = nodes[adding.slot]
@@ -325,8 +327,8 @@ package struct NodeRegistry: Sendable {
         let position = Int(adding.record.objectStart &+ UInt32(index))
         objectAddresses[position] = address
         objectWords[position] = id | Self.aliveBit
-        adding.record.objectCount = index + 1
-        adding.record.aliveCount += 1
+        adding.record.objectCount = index &+ 1
+        adding.record.aliveCount &+= 1
         return (index, id)
     }
 
@@ -352,15 +354,15 @@ package struct NodeRegistry: Sendable {
     private mutating func addObject(in slot: Int, descriptor: UInt32, address: ObfuscatedAddress) -> UInt16 {
         var node = nodes[slot]
         let index = node.objectCount
-        if Int(index) == 1 << node.blockClass {
+        if Int(index) == 1 &<< Int(node.blockClass) {
             growBlock(of: slot)
             node = nodes[slot]
         }
         let position = Int(node.objectStart &+ UInt32(index))
         objectAddresses[position] = address
         objectWords[position] = descriptor | Self.aliveBit
-        node.objectCount = index + 1
-        node.aliveCount += 1
+        node.objectCount = index &+ 1
+        node.aliveCount &+= 1
         nodes[slot] = node
         return index
     }
@@ -469,7 +471,8 @@ package struct NodeRegistry: Sendable {
         guard word & Self.aliveBit != 0 else { return nil }
         if word & Self.weakBit != 0 { weakReferences[position] = nil }
         objectWords[Int(position)] = word & Self.descriptorMask
-        record.aliveCount -= 1
+        // It was alive: the count is at least 1.
+        record.aliveCount &-= 1
         nodes[slot].aliveCount = record.aliveCount
         if record.aliveCount == 0, record.isDetached, record.lastChild == 0 { forget(slot) }
         return word & Self.descriptorMask
