@@ -152,11 +152,14 @@ final class ReadAhead: @unchecked Sendable {
     /// started (the search enters every block itself). A reference to a block whose `flags`
     /// say the search will pass it by is left out.
     /// It reads with its own view of `graph` (``HeapGraph/init(sharing:)``).
+    /// `stallingAfter` blocks read, the reader stops reading (without a word to the search) until
+    /// it is stopped: tests of the search going on alone (``RetainerAnalysis/ReadingAhead/stallingAfter(blocks:)``).
     static func start(
         graph: HeapGraph, queue: UnsafeMutableBufferPointer<Int32>, flags: UnsafeMutableBufferPointer<UInt8>, from position: Int,
-        filled: Int
+        filled: Int, stallingAfter: Int = .max
     ) -> ReadAhead? {
         let reader = ReadAhead(graph: HeapGraph(sharing: graph), queue: queue, flags: flags, from: position, filled: filled)
+        reader.stallsAfter = stallingAfter
         let started = BackgroundThread.start(named: "nodescope-search") {
             reader.read()
             cnm_store_release(reader.ended, 1)
@@ -297,6 +300,9 @@ final class ReadAhead: @unchecked Sendable {
         }
     }
 
+    /// After how many blocks read the reader stalls (tests only; see ``start(graph:queue:flags:from:filled:stallingAfter:)``).
+    private var stallsAfter = Int.max
+
     private func read() {
         let (graph, queue, published, stopping) = (self.graph, self.queue, self.published, self.stopping)
         let flags = self.flags.baseAddress!
@@ -304,6 +310,7 @@ final class ReadAhead: @unchecked Sendable {
         var writer = Writer(ring: ring, written: written, taken: taken, stopping: stopping)
         var position = firstPosition
         var filled = 0
+        var blocksLeft = stallsAfter
         while true {
             if position >= filled {
                 // Caught up with the search: what is written is all it can take now.
@@ -320,6 +327,12 @@ final class ReadAhead: @unchecked Sendable {
                 position += 1
                 continue
             }
+            if blocksLeft == 0 {
+                // Stalled (tests): what is written and not flushed is never seen.
+                while cnm_load_acquire(stopping) == 0 { usleep(1_000) }
+                return
+            }
+            blocksLeft &-= 1
             // Bound by memory, as the search alone: where a block is, then the block, asked ahead.
             if position + 16 < filled { graph.index.prefetchPlace(queue[position + 16]) }
             if position + 8 < filled { graph.index.prefetch(queue[position + 8]) }

@@ -117,7 +117,7 @@ package final class RetainerAnalysis {
     }
 
     /// When the search has a second thread read blocks ahead of it.
-    package enum ReadingAhead: Sendable {
+    package enum ReadingAhead: Sendable, Equatable {
         /// Never: one thread.
         case never
         /// Where a processor is free when the search goes on (``ReadAhead/processorIsFree()``):
@@ -125,6 +125,14 @@ package final class RetainerAnalysis {
         case whenAProcessorIsFree
         /// Whatever the machine's load (tests that compare the two ways).
         case always
+        /// Always, with a reader that stops after reading `blocks` blocks, as one that loses its
+        /// processor for good would: tests of the search going on alone when its reader is late.
+        case stallingAfter(blocks: Int)
+
+        /// The blocks after which the reader stalls: all of them but in tests.
+        var stallingAfter: Int {
+            if case .stallingAfter(let blocks) = self { max(0, blocks) } else { .max }
+        }
     }
 
     /// What the last call did.

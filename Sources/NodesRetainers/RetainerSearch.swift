@@ -224,8 +224,10 @@ final class RetainerSearch {
     @exclusivity(unchecked) private var doubtful: [(holder: Int32, offset: UInt32, target: Int32)] = []
 
     private func runAlongCertainReferences() {
-        if readsAhead != .never, queued - head >= ReadAhead.leastBlocks, readsAhead == .always || ReadAhead.processorIsFree(),
-            let reader = ReadAhead.start(graph: graph, queue: queue, flags: flags, from: head, filled: queued)
+        if readsAhead != .never, queued - head >= ReadAhead.leastBlocks,
+            readsAhead != .whenAProcessorIsFree || ReadAhead.processorIsFree(),
+            let reader = ReadAhead.start(
+                graph: graph, queue: queue, flags: flags, from: head, filled: queued, stallingAfter: readsAhead.stallingAfter)
         {
             let alone = runAlongReferences(readBy: reader)
             reader.stop()
