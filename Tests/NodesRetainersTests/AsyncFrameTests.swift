@@ -93,12 +93,20 @@ extension RetainerAnalysisTests {
                 address = handoff.received()
             }
             // Give the child the time to block in its read (the path to the task starts at the
-            // stack of the thread it blocks).
-            usleep(20_000)
-            let frames = address.map {
-                analysis().explain(
-                    [RetainerAnalysis.Target(nodeID: 12, objectIndex: 0, address: $0, typeName: "FrameLocal")], attached: [],
-                    detached: [])
+            // stack of the thread it blocks). On a loaded machine (a CI run where the whole test
+            // process waited minutes for its threads) it may not be there yet, and the stack of
+            // the thread on its way holds other words: asked again, a little later each time, up
+            // to five times, while the child waits (a verdict wrong once the child blocks fails
+            // all five).
+            var frames: [RetainersFrame]?
+            for attempt in 1...5 {
+                usleep(20_000 * UInt32(attempt))
+                frames = address.map {
+                    analysis().explain(
+                        [RetainerAnalysis.Target(nodeID: 12, objectIndex: 0, address: $0, typeName: "FrameLocal")], attached: [],
+                        detached: [])
+                }
+                if frames?.first?.verdict == .stack { break }
             }
             var byte: UInt8 = 1
             _ = write(gate[1], &byte, 1)
