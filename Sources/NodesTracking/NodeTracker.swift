@@ -748,6 +748,24 @@ public final class NodeTracker: Sendable {
         } else {
             emit(.attached(parent: details.parent, kind: .unnamed, name: ""), for: node, at: time, in: &state)
         }
+        Self.add(objects, to: node, in: &state) { added, descriptor, state in
+            guard namesAreRead else {
+                emit(.objectAdded(index: added, role: .unnamed, typeName: ""), for: node, at: time, in: &state)
+                return
+            }
+            let names = state.registry.objectDescriptor(descriptor)
+            emit(.objectAdded(index: added, role: names.role, typeName: names.typeName), for: node, at: time, in: &state)
+        }
+    }
+
+    /// Adds an attach's objects to its node, the node's record read and written once, taking
+    /// every record (also when the node takes none); calls `body` with each added object's
+    /// index and descriptor id.
+    @inline(__always)
+    private static func add(
+        _ objects: AttachedObjects, to node: NodeID, in state: inout State,
+        _ body: (_ index: UInt16, _ descriptor: UInt32, _ state: inout State) -> Void
+    ) {
         var adding = state.registry.beginAdding(to: node)
         for number in 0..<objects.count {
             let record = objects.take(number)
@@ -755,12 +773,7 @@ public final class NodeTracker: Sendable {
                 let (added, descriptor) = state.registry.add(
                     &adding!, type: record.type, role: record.role, address: record.address)
             else { continue }
-            guard namesAreRead else {
-                emit(.objectAdded(index: added, role: .unnamed, typeName: ""), for: node, at: time, in: &state)
-                continue
-            }
-            let names = state.registry.objectDescriptor(descriptor)
-            emit(.objectAdded(index: added, role: names.role, typeName: names.typeName), for: node, at: time, in: &state)
+            body(added, descriptor, &state)
         }
         if let adding { state.registry.finishAdding(adding) }
     }
@@ -811,20 +824,13 @@ public final class NodeTracker: Sendable {
             epoch: state.registry.descriptorEpoch, names: { state.registry.nodeDescriptor(descriptor) })
         // Its objects, with the node's record read and written once. (An encoder's names
         // are looked up in the registry, whose record of the node is not written meanwhile.)
-        var adding = state.registry.beginAdding(to: node)
-        for number in 0..<objects.count {
-            let record = objects.take(number)
-            guard adding != nil,
-                let (added, descriptor) = state.registry.add(
-                    &adding!, type: record.type, role: record.role, address: record.address)
-            else { continue }
+        Self.add(objects, to: node, in: &state) { added, descriptor, state in
             state.sequence &+= 1
             let sequence = state.sequence
             straight.encodeObjectAdded(
                 sequence: sequence, time: time, node: node, index: added, descriptor: descriptor,
                 epoch: state.registry.descriptorEpoch, names: { state.registry.objectDescriptor(descriptor) })
         }
-        if let adding { state.registry.finishAdding(adding) }
     }
 
     /// Registers a logged attach (and its test); returns its descriptor's id.
