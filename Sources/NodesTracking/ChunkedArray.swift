@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An array in chunks of a fixed size that are never moved: growing it adds a chunk instead of
 /// copying everything into a buffer twice as large, so a big registry leaves no freed old
 /// buffers behind (memory a process keeps) and never copies its records to grow.
@@ -7,32 +5,30 @@ import Synchronization
 /// A copy shares the chunks: changing a copy copies only the chunks it changes (the tracker
 /// copies its registry under its lock to read it outside, and goes on changing its own).
 ///
-/// The registry reads and writes its records many times per change, so an access costs one
-/// uniqueness check of the table and a comparison, not a check of two nested arrays: the table
-/// has an owner stamp, and a chunk whose stamp is its table's belongs to that table alone. A
-/// table found shared is cloned with a new stamp, and every chunk it shares is marked shared
-/// (stamp 0) so that neither side writes it in place again.
+/// The registry reads and writes its records many times per change, so an access costs as
+/// little as it can: the table keeps its chunks' element pointers in raw memory (a read is two
+/// loads, with no array or object in between), and whether each chunk is its own alone (a write
+/// costs one uniqueness check of the table and a flag). A table found shared is cloned, and
+/// every chunk it shares is marked shared in both tables, so that neither side writes it in
+/// place again.
 struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
     // Unchecked because the chunks are raw storage: a chunk is written only through a table
-    // that owns it (its stamp), and a table only through a value that holds it alone.
+    // that owns it alone, and a table only through a value that holds it alone.
     private static var shift: Int { 12 }
     /// Elements per chunk.
     static var chunkSize: Int { 1 << shift }
 
+    /// A chunk's memory, freed with the last table that holds it.
     private final class Chunk {
         let base: UnsafeMutablePointer<Element>
-        /// The stamp of the table that may write it in place; 0 once shared.
-        @exclusivity(unchecked) var owner: UInt
 
-        init(owner: UInt) {
+        init() {
             base = Self.zeroedChunk()
-            self.owner = owner
         }
 
-        init(copying other: Chunk, count: Int, owner: UInt) {
+        init(copying other: Chunk, count: Int) {
             base = Self.zeroedChunk()
             base.update(from: other.base, count: count)
-            self.owner = owner
         }
 
         /// A chunk's memory, zeroed: a block's earlier bytes (a freed object's words) would
@@ -49,13 +45,71 @@ struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
     }
 
     private final class Table {
-        /// Unique among live tables: the address of a fresh allocation would be reused, so a
-        /// counter.
-        let stamp: UInt
-        @exclusivity(unchecked) var chunks: [Chunk] = []
+        /// The chunks, which this table keeps alive.
+        @exclusivity(unchecked) private(set) var chunks: [Chunk] = []
+        /// Each chunk's elements, in raw memory (`capacity` entries).
+        @exclusivity(unchecked) private(set) var bases: UnsafeMutablePointer<UnsafeMutablePointer<Element>>
+        /// Whether each chunk is this table's alone, to be written in place.
+        @exclusivity(unchecked) private(set) var owned: UnsafeMutablePointer<Bool>
+        @exclusivity(unchecked) private var capacity: Int
 
         init() {
-            stamp = chunkTableStamps.wrappingAdd(1, ordering: .relaxed).newValue
+            capacity = 4
+            (bases, owned) = Self.allocate(4)
+        }
+
+        /// A table with the chunks of `other`, shared: marked so in both.
+        init(sharing other: Table) {
+            capacity = Swift.max(4, other.chunks.count)
+            (bases, owned) = Self.allocate(capacity)
+            chunks = other.chunks
+            bases.update(from: other.bases, count: chunks.count)
+            other.owned.update(repeating: false, count: chunks.count)
+        }
+
+        deinit {
+            bases.deallocate()
+            owned.deallocate()
+        }
+
+        /// Room for `capacity` chunks, zeroed (see `zeroedChunk()`: no stale word in the
+        /// unused part looks like a reference).
+        private static func allocate(
+            _ capacity: Int
+        ) -> (UnsafeMutablePointer<UnsafeMutablePointer<Element>>, UnsafeMutablePointer<Bool>) {
+            let bases = UnsafeMutableRawPointer.allocate(
+                byteCount: capacity * MemoryLayout<UnsafeMutablePointer<Element>>.stride,
+                alignment: MemoryLayout<UnsafeMutablePointer<Element>>.alignment)
+            bases.initializeMemory(
+                as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<UnsafeMutablePointer<Element>>.stride)
+            let owned = UnsafeMutablePointer<Bool>.allocate(capacity: capacity)
+            owned.initialize(repeating: false, count: capacity)
+            return (bases.bindMemory(to: UnsafeMutablePointer<Element>.self, capacity: capacity), owned)
+        }
+
+        func append(_ chunk: Chunk) {
+            if chunks.count == capacity {
+                let grown = capacity * 2
+                let (newBases, newOwned) = Self.allocate(grown)
+                newBases.update(from: bases, count: chunks.count)
+                newOwned.update(from: owned, count: chunks.count)
+                bases.deallocate()
+                owned.deallocate()
+                (bases, owned, capacity) = (newBases, newOwned, grown)
+            }
+            bases[chunks.count] = chunk.base
+            owned[chunks.count] = true
+            chunks.append(chunk)
+        }
+
+        /// Puts a copy of chunk `index`, holding its first `count` elements, in its place, this
+        /// table's alone; returns its elements.
+        func copyChunk(_ index: Int, count: Int) -> UnsafeMutablePointer<Element> {
+            let copy = Chunk(copying: chunks[index], count: count)
+            chunks[index] = copy
+            bases[index] = copy.base
+            owned[index] = true
+            return copy.base
         }
     }
 
@@ -66,7 +120,7 @@ struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
     subscript(position: Int) -> Element {
         @inline(__always) get {
             precondition(position >= 0 && position < count, "ChunkedArray index out of range")
-            return table.chunks[position >> Self.shift].base[position & (Self.chunkSize - 1)]
+            return table.bases[position >> Self.shift][position & (Self.chunkSize - 1)]
         }
         @inline(__always) _modify {
             precondition(position >= 0 && position < count, "ChunkedArray index out of range")
@@ -74,11 +128,23 @@ struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Where elements `position..<position + length` may be written in place, when they lie in
+    /// one chunk (else nil). The pointer is valid while this value is changed through it alone:
+    /// any other change, or a copy of the value, may move the elements.
+    @inline(__always)
+    mutating func writableRun(at position: Int, length: Int) -> UnsafeMutablePointer<Element>? {
+        let offset = position & (Self.chunkSize - 1)
+        guard position >= 0, length > 0, length <= count - position, offset + length <= Self.chunkSize else {
+            return nil
+        }
+        return writableBase(position >> Self.shift) + offset
+    }
+
     /// Appends `element`.
     mutating func append(_ element: Element) {
         if count & (Self.chunkSize - 1) == 0 {
             makeTableUnique()
-            table.chunks.append(Chunk(owner: table.stamp))
+            table.append(Chunk())
         }
         let index = count
         let base = writableBase(index >> Self.shift)
@@ -95,8 +161,7 @@ struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
     @inline(__always)
     private mutating func writableBase(_ index: Int) -> UnsafeMutablePointer<Element> {
         if !isKnownUniquelyReferenced(&table) { cloneTable() }
-        let chunk = table.chunks[index]
-        if chunk.owner == table.stamp { return chunk.base }
+        if table.owned[index] { return table.bases[index] }
         return copyChunk(index)
     }
 
@@ -106,20 +171,11 @@ struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
 
     @inline(never)
     private mutating func cloneTable() {
-        let clone = Table()
-        clone.chunks = table.chunks
-        for chunk in clone.chunks { chunk.owner = 0 }
-        table = clone
+        table = Table(sharing: table)
     }
 
     @inline(never)
     private mutating func copyChunk(_ index: Int) -> UnsafeMutablePointer<Element> {
-        let used = min(Self.chunkSize, count - index << Self.shift)
-        let copy = Chunk(copying: table.chunks[index], count: used, owner: table.stamp)
-        table.chunks[index] = copy
-        return copy.base
+        table.copyChunk(index, count: min(Self.chunkSize, count - index << Self.shift))
     }
 }
-
-/// The last stamp given to a chunk table (see ``ChunkedArray``): 0 is never given.
-private let chunkTableStamps = Atomic<UInt>(0)

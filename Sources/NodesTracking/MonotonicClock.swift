@@ -1,3 +1,5 @@
+import CNodesMemory
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -30,10 +32,10 @@ public enum MonotonicClock {
         read(CLOCK_REALTIME)
     }
 
+    /// In C (``cnm_clock_nanoseconds``): a `timespec` filled here would give every recording
+    /// function that inlines this a stack protector (callgrind: about 8 instructions a change).
     @inline(__always)
     private static func read(_ clock: clockid_t) -> UInt64 {
-        var spec = timespec()
-        clock_gettime(clock, &spec)
-        return UInt64(truncatingIfNeeded: spec.tv_sec) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: spec.tv_nsec)
+        cnm_clock_nanoseconds(clock)
     }
 }

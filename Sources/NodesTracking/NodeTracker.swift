@@ -321,11 +321,19 @@ public final class NodeTracker: Sendable {
             wakeConsumer(reservation)
             return id
         }
+        attachLocked(object, id: id, role: role, parts: parts, parent: parent, kind: kind, name: name, origin: origin)
+        return id
+    }
+
+    @inline(never)
+    private func attachLocked(
+        _ object: TrackedObjectBase, id: NodeID, role: ObjectRole, parts: [Part], parent: NodeID?, kind: NodeKind,
+        name: String?, origin: NodeOrigin
+    ) {
         _ = attachNode(
             object, id: id, reporter: object, role: role, parent: parent, kind: kind, name: name,
-            findableByObject: false, site: site, origin: origin)
+            findableByObject: false, site: origin.site, origin: origin)
         for part in parts where part.object !== object { watch(part.object, role: part.role, in: id) }
-        return id
     }
 
     /// Whether the objects are distinct and none is registered yet: then each takes a handle
@@ -424,6 +432,15 @@ public final class NodeTracker: Sendable {
     public func setState(_ newState: NodeState, of node: NodeID) {
         guard isRecording else { return }
         if record(LogEntry(operation: .state, state: newState, node: node, time: 0), coarse: true) { return }
+        setStateLocked(newState, of: node)
+    }
+
+    // The locked paths of the changes recorded most often, in functions of their own: inlined,
+    // their event's locals made the common path save every register and set up a stack
+    // protector on each change.
+
+    @inline(never)
+    private func setStateLocked(_ newState: NodeState, of node: NodeID) {
         withApplied { state in
             guard state.registry.setState(newState, of: node) != nil else { return }
             emit(.stateChanged(newState), for: node, in: &state)
@@ -435,6 +452,11 @@ public final class NodeTracker: Sendable {
     public func detach(_ node: NodeID) {
         guard isRecording else { return }
         if record(LogEntry(operation: .detach, node: node, time: 0)) { return }
+        detachLocked(node)
+    }
+
+    @inline(never)
+    private func detachLocked(_ node: NodeID) {
         let hasPending = withApplied { state in
             for id in state.registry.detach(node, time: MonotonicClock.now()) {
                 emit(.detached, for: id, in: &state)
@@ -464,6 +486,11 @@ public final class NodeTracker: Sendable {
     func objectReleased(node: NodeID, index: UInt16) {
         guard isRecording else { return }
         if record(LogEntry(operation: .release, index: index, node: node, time: 0)) { return }
+        objectReleasedLocked(node: node, index: index)
+    }
+
+    @inline(never)
+    private func objectReleasedLocked(node: NodeID, index: UInt16) {
         withApplied { state in
             guard let (role, typeName) = state.registry.release(node, index: index) else { return }
             emit(.released(index: index, role: role, typeName: typeName), for: node, in: &state)
@@ -637,11 +664,16 @@ public final class NodeTracker: Sendable {
     @inline(__always)
     private func wakeConsumer(_ reservation: EventLog.Reservation) {
         if reservation.reachesHalf {
-            consumerIdle.store(false, ordering: .relaxed)
-            consumerToWake.withLock { $0 }?.wakeUp()
+            wakeConsumerAtHalf()
         } else {
             wakeConsumerIfIdle()
         }
+    }
+
+    @inline(never)
+    private func wakeConsumerAtHalf() {
+        consumerIdle.store(false, ordering: .relaxed)
+        consumerToWake.withLock { $0 }?.wakeUp()
     }
 
     /// Wakes the agent's writer if it sleeps for want of work. (After a reservation, which is
@@ -650,6 +682,11 @@ public final class NodeTracker: Sendable {
     @inline(__always)
     private func wakeConsumerIfIdle() {
         guard consumerIdle.load(ordering: .sequentiallyConsistent) else { return }
+        wakeIdleConsumer()
+    }
+
+    @inline(never)
+    private func wakeIdleConsumer() {
         if consumerIdle.exchange(false, ordering: .sequentiallyConsistent) {
             consumerToWake.withLock { $0 }?.wakeUp()
         }

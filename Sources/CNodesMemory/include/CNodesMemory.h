@@ -1,10 +1,21 @@
 // Safe reads of the process's own memory and the names of its symbols, for the retainer
-// analysis of NodesDebug. Only NodesDebug's ProcessMemory calls these (STYLE.md, rule 10).
+// analysis of NodesDebug. Only NodesDebug's ProcessMemory calls these (STYLE.md, rule 10);
+// the tracking threads call the clock and the thread calls below.
 #ifndef CNODESMEMORY_H
 #define CNODESMEMORY_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
+
+/// Nanoseconds of `clock` (clock_gettime). Inline C rather than Swift: the `timespec` it fills
+/// is a local whose address is taken, and a Swift function with one gets a stack protector,
+/// a check that the tracker's recording functions would otherwise pay on every change.
+static inline uint64_t cnm_clock_nanoseconds(clockid_t clock) {
+    struct timespec spec;
+    clock_gettime(clock, &spec);
+    return (uint64_t)spec.tv_sec * 1000000000u + (uint64_t)spec.tv_nsec;
+}
 
 /// Copies `length` bytes at `address` of this process into `destination` with
 /// process_vm_readv on the process's own pid: an unmapped address fails (EFAULT) instead of
