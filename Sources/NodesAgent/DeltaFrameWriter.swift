@@ -135,11 +135,43 @@ final class ByteRun: FrameSink, @unchecked Sendable {
 
     deinit { base.deallocate() }
 
+    /// The common case has no call in it (growing is a function of its own, which writes the
+    /// frame too), so that an encoding function that inlines it saves no registers for one.
     @inline(__always)
     func appendFrame(size: Int, _ write: (UnsafeMutableRawPointer) -> Void) {
-        if count + size > capacity { grow(to: count + size) }
+        let end = count &+ size
+        guard end <= capacity else { return appendFrameGrowing(size: size, write) }
+        write(base + count)
+        count = end
+    }
+
+    @inline(never)
+    private func appendFrameGrowing(size: Int, _ write: (UnsafeMutableRawPointer) -> Void) {
+        grow(to: count + size)
         write(base + count)
         count += size
+    }
+
+    /// Whether `bytes` more fit without growing.
+    @inline(__always)
+    func hasRoom(_ bytes: Int) -> Bool {
+        capacity &- count >= bytes
+    }
+
+    /// Where a caller that found room (``hasRoom(_:)``) appends frames with no test and no call.
+    struct InRoom: FrameSink {
+        unowned(unsafe) let run: ByteRun
+
+        @inline(__always)
+        mutating func appendFrame(size: Int, _ write: (UnsafeMutableRawPointer) -> Void) {
+            run.appendInRoom(size: size, write)
+        }
+    }
+
+    @inline(__always)
+    fileprivate func appendInRoom(size: Int, _ write: (UnsafeMutableRawPointer) -> Void) {
+        write(base + count)
+        count &+= size
     }
 
     /// Appends `bytes` (a frame encoded elsewhere).

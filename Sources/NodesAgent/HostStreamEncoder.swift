@@ -139,12 +139,40 @@ struct HostStreamEncoder {
         sequence: UInt64, time: UInt64, node: UInt64, parent: UInt64, descriptor: UInt32,
         epoch: DescriptorEpoch, names: () -> NodeDescriptor, into run: ByteRun
     ) {
+        // The common case (a descriptor met on this connection, in the current epoch) makes no
+        // call, so that it saves no registers: the rest is a function of its own.
+        let slot = Int(descriptor)
+        guard isCurrent(epoch), slot < nodeWire.count, nodeWire[slot].kind != 0 else {
+            return encodeAttachedMeeting(
+                sequence: sequence, time: time, node: node, parent: parent, descriptor: descriptor, epoch: epoch,
+                names: names, into: run)
+        }
+        Self.encodeAttached(
+            sequence: sequence, time: time, node: node, parent: parent, ids: nodeWire[slot], sendsOrigins: sendsOrigins,
+            into: run)
+    }
+
+    @inline(never)
+    private mutating func encodeAttachedMeeting(
+        sequence: UInt64, time: UInt64, node: UInt64, parent: UInt64, descriptor: UInt32,
+        epoch: DescriptorEpoch, names: () -> NodeDescriptor, into run: ByteRun
+    ) {
         check(epoch)
         let slot = Int(descriptor)
         if slot >= nodeWire.count || nodeWire[slot].kind == 0 {
             nodeWireIDs(of: descriptor, names: names, before: run)
         }
-        let ids = nodeWire[slot]
+        Self.encodeAttached(
+            sequence: sequence, time: time, node: node, parent: parent, ids: nodeWire[slot], sendsOrigins: sendsOrigins,
+            into: run)
+    }
+
+    /// (Static: a method of the encoder, called from a mutating one, ran on a copy of it.)
+    @inline(__always)
+    private static func encodeAttached(
+        sequence: UInt64, time: UInt64, node: UInt64, parent: UInt64, ids: NodeWireIDs, sendsOrigins: Bool,
+        into run: ByteRun
+    ) {
         var run = run
         DeltaFrameWriter.nodeAttached(
             sequence: sequence, time: time, node: node, parent: parent, kind: ids.kind, name: ids.name, into: &run)
@@ -156,6 +184,25 @@ struct HostStreamEncoder {
     /// `descriptor`, as of `epoch`; `names` gives its role and type name when this connection has
     /// not met it.
     mutating func encodeObjectAdded(
+        sequence: UInt64, time: UInt64, node: UInt64, index: UInt16, descriptor: UInt32,
+        epoch: DescriptorEpoch, names: () -> ObjectDescriptor, into run: ByteRun
+    ) {
+        // As for an attach: the common case makes no call.
+        let slot = Int(descriptor)
+        guard isCurrent(epoch), slot < objectWire.count, objectWire[slot].role != 0 else {
+            return encodeObjectAddedMeeting(
+                sequence: sequence, time: time, node: node, index: index, descriptor: descriptor, epoch: epoch,
+                names: names, into: run)
+        }
+        let ids = objectWire[slot]
+        var run = run
+        DeltaFrameWriter.objectAdded(
+            sequence: sequence, time: time, node: node, index: index, role: ids.role, typeName: ids.typeName,
+            into: &run)
+    }
+
+    @inline(never)
+    private mutating func encodeObjectAddedMeeting(
         sequence: UInt64, time: UInt64, node: UInt64, index: UInt16, descriptor: UInt32,
         epoch: DescriptorEpoch, names: () -> ObjectDescriptor, into run: ByteRun
     ) {
@@ -171,13 +218,27 @@ struct HostStreamEncoder {
             into: &run)
     }
 
-    /// Forgets the wire ids kept by descriptor when `epoch` is another registry's or a later one.
+    /// The wire ids of object descriptor `descriptor` as of `epoch`, when this connection has met
+    /// it (with no call: the straight encoding's common case).
     @inline(__always)
-    private mutating func check(_ epoch: DescriptorEpoch) {
+    func knownObjectIDs(of descriptor: UInt32, in epoch: DescriptorEpoch) -> (role: UInt32, typeName: UInt32)? {
+        let slot = Int(descriptor)
+        guard isCurrent(epoch), slot < objectWire.count else { return nil }
+        let ids = objectWire[slot]
+        return ids.role != 0 ? ids : nil
+    }
+
+    /// Whether the wire ids kept by descriptor are of `epoch`.
+    @inline(__always)
+    private func isCurrent(_ epoch: DescriptorEpoch) -> Bool {
         // Word by word here: `==` is a call across modules.
-        if epoch.registry != namesEpoch.registry || epoch.nodeSweeps != namesEpoch.nodeSweeps
-            || epoch.objectSweeps != namesEpoch.objectSweeps
-        {
+        epoch.registry == namesEpoch.registry && epoch.nodeSweeps == namesEpoch.nodeSweeps
+            && epoch.objectSweeps == namesEpoch.objectSweeps
+    }
+
+    /// Forgets the wire ids kept by descriptor when `epoch` is another registry's or a later one.
+    private mutating func check(_ epoch: DescriptorEpoch) {
+        if !isCurrent(epoch) {
             namesEpoch = epoch
             nodeWire.removeAll(keepingCapacity: true)
             objectWire.removeAll(keepingCapacity: true)

@@ -55,6 +55,7 @@ struct AttachedObjects {
     func take(_ number: Int) -> ObjectRecord {
         (base + number).move()
     }
+
 }
 
 /// The bounded hand-off from the app's threads to the tracker's registry: many producers
@@ -271,9 +272,11 @@ final class EventLog: @unchecked Sendable {
                     count: Int(entry.index)))
             // The block's units in the ring hold arbitrary bytes where stamps go: cleared, so
             // that none reads as a later ticket's stamp when the ring comes round.
+            // (Those past the ring's end lie in the spill area, where no stamp is read.)
             let taken = UInt64(Self.attachUnits(objects: Int(entry.index)))
-            for later in 1..<taken where (Int(truncatingIfNeeded: position) & mask) &+ Int(later) < capacity {
-                stamp(position &+ later).pointee.store(0, ordering: .relaxed)
+            let inRing = Swift.min(Int(taken), capacity &- (Int(truncatingIfNeeded: position) & mask))
+            for later in 1..<Swift.max(inRing, 1) {
+                stamp(position &+ UInt64(later)).pointee.store(0, ordering: .relaxed)
             }
             position &+= taken
             if position &- stored >= 128 {

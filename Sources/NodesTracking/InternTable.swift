@@ -64,15 +64,21 @@ struct InternTable<Value: Hashable & Sendable>: Sendable {
     /// Counts one more use of `id`.
     @inline(__always)
     mutating func retain(id: UInt32) {
-        if counts[Int(id)] == 0 { unused -= 1 }
-        counts[Int(id)] &+= 1
+        // Read once, written once: each access of the array checks its bounds (and a write
+        // its uniqueness).
+        let index = Int(id)
+        let count = counts[index]
+        if count == 0 { unused -= 1 }
+        counts[index] = count &+ 1
     }
 
     /// Counts one use of `id` less. A value that nothing uses stays readable by its id until
     /// the next ``sweepIfDue()``: a caller may still read what it just released.
     mutating func release(_ id: UInt32) {
-        counts[Int(id)] -= 1
-        guard counts[Int(id)] == 0 else { return }
+        let index = Int(id)
+        let count = counts[index] - 1
+        counts[index] = count
+        guard count == 0 else { return }
         unused += 1
     }
 

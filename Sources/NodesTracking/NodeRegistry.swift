@@ -129,12 +129,16 @@ package struct NodeRegistry: Sendable {
     private struct ObjectKeyCache: Sendable {
         static var size: Int { 64 }
         var sweeps: Int
-        /// The type's metadata address; 0 for an empty entry.
-        var types = [UInt](repeating: 0, count: size)
-        var roleBits = [(UInt64, UInt64)](repeating: (0, 0), count: size)
+        /// A pair and its id, read together (one bounds check, one cache line).
+        struct Entry {
+            /// The type's metadata address; 0 for an empty entry.
+            var type: UInt = 0
+            var roleBits: (UInt64, UInt64) = (0, 0)
+            var id: UInt32 = 0
+        }
+        var entries = [Entry](repeating: Entry(), count: size)
         /// Held so that a role's bits stay its string's.
         var roles = [ObjectRole](repeating: ObjectRole(rawValue: ""), count: size)
-        var ids = [UInt32](repeating: 0, count: size)
     }
     /// The weak references of objects that cannot report their own release, by pool position.
     private var weakReferences: [UInt32: WeakReference] = [:]
@@ -151,6 +155,10 @@ package struct NodeRegistry: Sendable {
     private var unexplainedHead = 0
     /// The length at which released entries are swept out of `unexplained`.
     private var unexplainedSweepAt = 64
+    /// The node noted last, kept apart from `unexplained` until another is noted or the list is
+    /// read: most nodes are released right after their detach, and then leave without the list
+    /// being touched (an append and a removal cost about 45 instructions a node).
+    private var lastUnexplained: (node: NodeID, detachedAt: UInt64)?
 
     func contains(_ node: NodeID) -> Bool { slot(of: node.rawValue) != nil }
 
@@ -173,7 +181,12 @@ package struct NodeRegistry: Sendable {
         nodeDescriptors.sweepIfDue()
         let descriptor = NodeDescriptor(name: name, kind: kind, origin: origin)
         let id = nodeDescriptors.retain(descriptor, hint: descriptor.hint)
-        attach(node, parent: parent, descriptor: id, time: time, principal: principal, expectedObjects: expectedObjects)
+        let slot = attach(node, parent: parent, descriptor: id, time: time, expectedObjects: expectedObjects)
+        if let principal {
+            principals[principal.address] = (principal, node)
+            principalKeys[node.rawValue] = principal.address
+            nodes[slot].flags |= Node.principalFlag
+        }
         return .attached(parent: parent, kind: kind, name: name)
     }
 
@@ -187,7 +200,7 @@ package struct NodeRegistry: Sendable {
     ) -> UInt32 {
         nodeDescriptors.sweepIfDue()
         let id = nodeDescriptorID(type: type, name: name, kind: kind, origin: origin)
-        attach(node, parent: parent, descriptor: id, time: time, principal: nil, expectedObjects: expectedObjects)
+        _ = attach(node, parent: parent, descriptor: id, time: time, expectedObjects: expectedObjects)
         return id
     }
 
@@ -196,6 +209,8 @@ package struct NodeRegistry: Sendable {
         nodeDescriptors[id]
     }
 
+    /// Inlined, its miss outlined (as ``objectDescriptorID(type:role:)``).
+    @inline(__always)
     private mutating func nodeDescriptorID(type: AnyObject.Type, name: String?, kind: NodeKind, origin: NodeOrigin)
         -> UInt32
     {
@@ -215,6 +230,13 @@ package struct NodeRegistry: Sendable {
             nodeDescriptors.retain(id: id)
             return id
         }
+        return nodeDescriptorIDNotCached(type: type, name: name, kind: kind, origin: origin, key: key, entry: entry)
+    }
+
+    @inline(never)
+    private mutating func nodeDescriptorIDNotCached(
+        type: AnyObject.Type, name: String?, kind: NodeKind, origin: NodeOrigin, key: NodeKey, entry: Int
+    ) -> UInt32 {
         let descriptor = NodeDescriptor(name: name ?? TypeNameCache.shared.name(of: type), kind: kind, origin: origin)
         let id = nodeDescriptors.retain(descriptor, hint: descriptor.hint)
         nodeKeys.keys[entry] = key
@@ -224,9 +246,8 @@ package struct NodeRegistry: Sendable {
     }
 
     private mutating func attach(
-        _ node: NodeID, parent: NodeID?, descriptor: UInt32, time: UInt64, principal: WeakReference?,
-        expectedObjects: Int
-    ) {
+        _ node: NodeID, parent: NodeID?, descriptor: UInt32, time: UInt64, expectedObjects: Int
+    ) -> Int {
         var record = Node()
         record.id = node.rawValue
         record.parent = parent?.rawValue ?? 0
@@ -234,14 +255,13 @@ package struct NodeRegistry: Sendable {
         record.descriptor = descriptor
         record.blockClass = Self.blockClass(for: expectedObjects)
         record.objectStart = allocateBlock(class: record.blockClass)
-        if let principal {
-            principals[principal.address] = (principal, node)
-            principalKeys[node.rawValue] = principal.address
-            record.flags |= Node.principalFlag
-        }
+        // Linked under its parent in the record it is written with (one write fewer).
+        let parentSlot = parent.flatMap { self.slot(of: $0.rawValue) }
+        if let parentSlot { record.previousSibling = nodes[parentSlot].lastChild }
         let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = Int(free)
+        // `removeLast` after a test, not `popLast`: the latter is a call here.
+        if !freeSlots.isEmpty {
+            slot = Int(freeSlots.removeLast())
             nodes[slot] = record
         } else {
             slot = nodes.count
@@ -250,10 +270,8 @@ package struct NodeRegistry: Sendable {
         count += 1
         insertSlot(slot, for: node.rawValue)
         lastAttached = (node.rawValue, slot)
-        if let parent, let parentSlot = self.slot(of: parent.rawValue) {
-            nodes[slot].previousSibling = nodes[parentSlot].lastChild
-            nodes[parentSlot].lastChild = UInt32(slot + 1)
-        }
+        if let parentSlot { nodes[parentSlot].lastChild = UInt32(slot + 1) }
+        return slot
     }
 
     /// Adds an object; returns its index, or nil when the node is unknown or full.
@@ -307,8 +325,10 @@ package struct NodeRegistry: Sendable {
     @inline(__always)
     mutating func beginAdding(to node: NodeID) -> AddingObjects? {
         objectDescriptors.sweepIfDue()
-        guard let slot = objectSlot(for: node) else { return nil }
+        // ``objectSlot(for:)``'s test on the record read once.
+        guard let slot = slot(of: node.rawValue) else { return nil }
         let record = nodes[slot]
+        guard record.objectCount < UInt16.max, !record.isDetached || record.aliveCount > 0 else { return nil }
         return AddingObjects(slot: slot, record: record, block: writableBlock(of: record))
     }
 
@@ -405,8 +425,9 @@ package struct NodeRegistry: Sendable {
         let home = Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> 58)
         var entry = home
         for _ in 0..<2 {
-            if objectKeys.types[entry] == typeBits, objectKeys.roleBits[entry] == roleBits {
-                let id = objectKeys.ids[entry]
+            let cached = objectKeys.entries[entry]
+            if cached.type == typeBits, cached.roleBits == roleBits {
+                let id = cached.id
                 objectDescriptors.retain(id: id)
                 return id
             }
@@ -421,11 +442,9 @@ package struct NodeRegistry: Sendable {
     ) -> UInt32 {
         let descriptor = ObjectDescriptor(role: role, typeName: TypeNameCache.shared.name(of: type))
         let id = objectDescriptors.retain(descriptor, hint: descriptor.hint)
-        let entry = objectKeys.types[home] == 0 || objectKeys.types[home ^ 1] != 0 ? home : home ^ 1
-        objectKeys.types[entry] = typeBits
-        objectKeys.roleBits[entry] = roleBits
+        let entry = objectKeys.entries[home].type == 0 || objectKeys.entries[home ^ 1].type != 0 ? home : home ^ 1
+        objectKeys.entries[entry] = ObjectKeyCache.Entry(type: typeBits, roleBits: roleBits, id: id)
         objectKeys.roles[entry] = role
-        objectKeys.ids[entry] = id
         return id
     }
 
@@ -435,10 +454,24 @@ package struct NodeRegistry: Sendable {
     }
 
     /// Sets the node's state; returns its attach time, or nil when the node is unknown.
+    @inline(__always)
     mutating func setState(_ state: NodeState, of node: NodeID) -> UInt64? {
         guard let slot = slot(of: node.rawValue) else { return nil }
-        nodes[slot].state = state.rawValue
-        return nodes[slot].attachedAt
+        return Self.set(state, in: &nodes[slot])
+    }
+
+    /// Marks a record detached at `time`, in one access to it.
+    @inline(__always)
+    private static func markDetached(_ record: inout Node, at time: UInt64) {
+        record.flags |= Node.detachedFlag
+        record.detachedAt = time
+    }
+
+    /// Sets a record's state and returns its attach time, in one access to the record.
+    @inline(__always)
+    private static func set(_ state: NodeState, in record: inout Node) -> UInt64 {
+        record.state = state.rawValue
+        return record.attachedAt
     }
 
     /// Detaches `node` and, deepest first, any descendant still attached. Returns the ids in
@@ -467,15 +500,15 @@ package struct NodeRegistry: Sendable {
             order.append(node)
             return
         }
-        nodes[current].flags |= Node.detachedFlag
-        nodes[current].detachedAt = time
+        Self.markDetached(&nodes[current], at: time)
         order.append(node)
         let start = Int(nodes[current].objectStart)
         for index in 0..<Int(nodes[current].objectCount)
         where objectWords[start + index] & (Self.aliveBit | Self.weakBit) == Self.aliveBit | Self.weakBit {
             pending.append(PendingRelease(node: node, index: UInt16(index), aliveAt: time))
         }
-        forgetIfReleased(node)
+        // Forgotten at once when nothing of it is alive and nothing hangs below it.
+        if nodes[current].aliveCount == 0, nodes[current].lastChild == 0 { forget(current) }
         for id in order[first...] {
             guard let slot = self.slot(of: id.rawValue), nodes[slot].aliveCount > 0 else { continue }
             noteUnexplained(id, detachedAt: time)
@@ -493,6 +526,7 @@ package struct NodeRegistry: Sendable {
     /// ``release(_:index:)``, giving the object's descriptor id rather than its names. They stay
     /// readable with ``objectDescriptor(_:)`` until the next attach or added object, even when
     /// this release was the descriptor's last use (the descriptor table sweeps only then).
+    @inline(__always)
     mutating func releaseObject(_ node: NodeID, index: UInt16) -> UInt32? {
         guard let slot = slot(of: node.rawValue) else { return nil }
         // The record read once, its count written once.
@@ -605,6 +639,7 @@ package struct NodeRegistry: Sendable {
     /// The detach time of the earliest detached node that still has an object alive and whose
     /// holders have not been explained.
     mutating func oldestUnexplained() -> UInt64? {
+        flushLastUnexplained()
         while unexplainedHead < unexplained.count {
             let entry = unexplained[unexplainedHead]
             if aliveCount(of: entry.node) > 0 { return entry.detachedAt }
@@ -617,6 +652,7 @@ package struct NodeRegistry: Sendable {
     /// holders have not been explained, oldest first, as long as their alive objects number at
     /// most `maxObjects` (always at least one node): they count as explained from now on.
     mutating func takeUnexplained(detachedBy: UInt64, maxObjects: Int) -> [NodeID] {
+        flushLastUnexplained()
         var taken: [NodeID] = []
         var objects = 0
         while unexplainedHead < unexplained.count {
@@ -640,7 +676,20 @@ package struct NodeRegistry: Sendable {
         return taken
     }
 
+    @inline(__always)
     private mutating func noteUnexplained(_ node: NodeID, detachedAt: UInt64) {
+        flushLastUnexplained()
+        lastUnexplained = (node, detachedAt)
+    }
+
+    @inline(__always)
+    private mutating func flushLastUnexplained() {
+        guard let last = lastUnexplained else { return }
+        lastUnexplained = nil
+        appendUnexplained(last.node, detachedAt: last.detachedAt)
+    }
+
+    private mutating func appendUnexplained(_ node: NodeID, detachedAt: UInt64) {
         if unexplained.count >= unexplainedSweepAt {
             // Leaks that nobody explains (no collector of version 2) must not make the list grow
             // with every detach behind them: keep only the nodes still alive, in place.
@@ -659,18 +708,9 @@ package struct NodeRegistry: Sendable {
 
     // MARK: Forgetting
 
-    /// Forgets a detached, fully released node, unless detached nodes still hang below it: a
-    /// released ancestor stays (so that a snapshot names a ghost's whole path) until its last
-    /// descendant goes, and then goes with it.
-    private mutating func forgetIfReleased(_ node: NodeID) {
-        guard let slot = slot(of: node.rawValue), nodes[slot].isDetached, nodes[slot].aliveCount == 0,
-            nodes[slot].lastChild == 0
-        else { return }
-        forget(slot)
-    }
-
-    /// ``forgetIfReleased(_:)`` for the node in `slot`, known to be detached, fully released and
-    /// without children.
+    /// Forgets the node in `slot`, detached, fully released and without children. (A detached,
+    /// fully released node with detached nodes still hanging below it stays, so that a snapshot
+    /// names a ghost's whole path, until its last descendant goes, and then goes with it.)
     private mutating func forget(_ slot: Int) {
         let record = nodes[slot]
         let node = NodeID(rawValue: record.id)
@@ -689,6 +729,9 @@ package struct NodeRegistry: Sendable {
         }
         freeBlocks[Int(record.blockClass)].append(record.objectStart)
         nodeDescriptors.release(record.descriptor)
+        // The node noted last as unexplained (detached with objects alive, then released, as
+        // most nodes are) is forgotten there now rather than swept out of the list later.
+        if lastUnexplained?.node == node { lastUnexplained = nil }
         removeSlot(slot, for: record.id)
         nodes[slot] = Node()
         freeSlots.append(UInt32(slot))
@@ -702,6 +745,7 @@ package struct NodeRegistry: Sendable {
     }
 
     /// Takes the child in `slot` out of the parent's list of children.
+    @inline(__always)
     private mutating func unlink(_ slot: Int, from parentSlot: Int) {
         let link = UInt32(slot + 1)
         if nodes[parentSlot].lastChild == link {
@@ -718,20 +762,22 @@ package struct NodeRegistry: Sendable {
                 next = Int(previous)
             }
         }
-        nodes[slot].previousSibling = 0
+        // The child's own link is left: its record is cleared next (``forget(_:)``).
     }
 
     // MARK: Objects
 
     /// The smallest block class that holds `count` objects.
+    @inline(__always)
     private static func blockClass(for count: Int) -> UInt8 {
-        var blockClass: UInt8 = 0
-        while (1 << blockClass) < count, blockClass < 16 { blockClass += 1 }
-        return blockClass
+        // The bits of `count - 1` (a loop of checked shifts cost about 20 instructions an attach).
+        guard count > 1 else { return 0 }
+        return UInt8(truncatingIfNeeded: Swift.min(16, Int.bitWidth &- (count &- 1).leadingZeroBitCount))
     }
 
+    @inline(__always)
     private mutating func allocateBlock(class blockClass: UInt8) -> UInt32 {
-        if let start = freeBlocks[Int(blockClass)].popLast() { return start }
+        if !freeBlocks[Int(blockClass)].isEmpty { return freeBlocks[Int(blockClass)].removeLast() }
         let start = UInt32(objectWords.count)
         let size = 1 << Int(blockClass)
         objectWords.append(0, count: size)
@@ -792,6 +838,7 @@ package struct NodeRegistry: Sendable {
         }
     }
 
+    @inline(__always)
     private mutating func insertSlot(_ slot: Int, for key: UInt64) {
         if count * 2 > buckets.count { growBuckets() }
         let mask = buckets.count - 1
@@ -804,6 +851,7 @@ package struct NodeRegistry: Sendable {
     }
 
     /// Removes `key`, whose record is in `slot` (its id still set).
+    @inline(__always)
     private mutating func removeSlot(_ slot: Int, for key: UInt64) {
         if lastAttached.id == key { lastAttached = (0, 0) }
         let mask = buckets.count - 1

@@ -224,6 +224,9 @@ public final class NodeTracker: Sendable {
     /// The units of the log.
     package var logCapacity: Int { log.capacity }
 
+    /// How many units of the log are recorded and not applied yet (without applying them).
+    package var logBacklog: Int { log.backlog }
+
     // MARK: Reporting
 
     /// Attaches a new node whose principal object is `object` under `parent` (`nil` for a root).
@@ -300,26 +303,28 @@ public final class NodeTracker: Sendable {
         let id = NodeID.next()
         guard isRecording else { return id }
         let origin = NodeOrigin(site: site, test: TestIdentity.currentIfAny)
-        if !sinksAreSynchronous.load(ordering: .relaxed), Self.arePristine(object, parts),
-            let reservation = reserve(EventLog.attachUnits(objects: parts.count + 1))
+        if !sinksAreSynchronous.load(ordering: .relaxed), parts.count < EventLog.maxObjects,
+            claim(object, parts, for: id)
         {
-            let ticket = reservation.ticket
-            let time = MonotonicClock.now()
-            let type = Swift.type(of: object)
-            log.initialize(
-                AttachDetails(type: type, parent: parent, kind: kind, name: name, origin: origin), at: ticket)
-            log.initialize(ObjectRecord(type: type, address: ObfuscatedAddress(object), role: role), number: 0, at: ticket)
-            object.trackingHandle = TrackingHandle(tracker: self, node: id, index: 0)
-            for (offset, part) in parts.enumerated() {
-                let index = offset + 1
+            if let reservation = reserve(EventLog.attachUnits(objects: parts.count + 1)) {
+                let ticket = reservation.ticket
+                let time = MonotonicClock.now()
+                let type = Swift.type(of: object)
                 log.initialize(
-                    ObjectRecord(type: Swift.type(of: part.object), address: ObfuscatedAddress(part.object), role: part.role),
-                    number: index, at: ticket)
-                part.object.trackingHandle = TrackingHandle(tracker: self, node: id, index: UInt16(index))
+                    AttachDetails(type: type, parent: parent, kind: kind, name: name, origin: origin), at: ticket)
+                log.initialize(
+                    ObjectRecord(type: type, address: ObfuscatedAddress(object), role: role), number: 0, at: ticket)
+                for (offset, part) in parts.enumerated() {
+                    log.initialize(
+                        ObjectRecord(
+                            type: Swift.type(of: part.object), address: ObfuscatedAddress(part.object), role: part.role),
+                        number: offset + 1, at: ticket)
+                }
+                log.publish(LogEntry(operation: .attach, index: UInt16(parts.count + 1), node: id, time: time), at: ticket)
+                wakeConsumer(reservation)
+                return id
             }
-            log.publish(LogEntry(operation: .attach, index: UInt16(parts.count + 1), node: id, time: time), at: ticket)
-            wakeConsumer(reservation)
-            return id
+            Self.unclaim(object, parts[...])
         }
         attachLocked(object, id: id, role: role, parts: parts, parent: parent, kind: kind, name: name, origin: origin)
         return id
@@ -336,15 +341,31 @@ public final class NodeTracker: Sendable {
         for part in parts where part.object !== object { watch(part.object, role: part.role, in: id) }
     }
 
-    /// Whether the objects are distinct and none is registered yet: then each takes a handle
-    /// of the new node (otherwise the locked path decides who watches what).
-    private static func arePristine(_ object: TrackedObjectBase, _ parts: [Part]) -> Bool {
-        guard object.trackingHandle == nil, parts.count < EventLog.maxObjects else { return false }
+    /// Gives each object a handle of the new node `id` if none is registered yet and they are
+    /// distinct (an object met twice has the handle given the first time); otherwise takes back
+    /// the handles given and returns false (the locked path then decides who watches what). One
+    /// pass: testing the objects' distinctness pair by pair cost more than the rest.
+    private func claim(_ object: TrackedObjectBase, _ parts: [Part], for id: NodeID) -> Bool {
+        guard object.trackingHandle == nil else { return false }
+        object.trackingHandle = TrackingHandle(tracker: self, node: id, index: 0)
         for (offset, part) in parts.enumerated() {
-            guard part.object.trackingHandle == nil, part.object !== object else { return false }
-            for other in parts[..<offset] where other.object === part.object { return false }
+            guard part.object.trackingHandle == nil else {
+                Self.unclaim(object, parts[..<offset])
+                return false
+            }
+            part.object.trackingHandle = TrackingHandle(tracker: self, node: id, index: UInt16(offset + 1))
         }
         return true
+    }
+
+    /// Takes back the handles that ``claim(_:_:for:)`` gave.
+    private static func unclaim(_ object: TrackedObjectBase, _ parts: ArraySlice<Part>) {
+        for part in parts.reversed() {
+            part.object.trackingHandle?.relinquish()
+            part.object.trackingHandle = nil
+        }
+        object.trackingHandle?.relinquish()
+        object.trackingHandle = nil
     }
 
     /// Attaches a new node under the node whose principal object is `parentObject`.
@@ -750,8 +771,8 @@ public final class NodeTracker: Sendable {
             }
         case .detach:
             // Emptied from its end: `removeAll(keepingCapacity:)` replaces a subrange (about
-            // 60 instructions for the usual one id).
-            while state.detachOrder.popLast() != nil {}
+            // 60 instructions for the usual one id), and `popLast` is a call.
+            while !state.detachOrder.isEmpty { state.detachOrder.removeLast() }
             state.registry.detach(node, time: time, into: &state.detachOrder)
             for id in state.detachOrder { emit(.detached, for: id, at: time, in: &state) }
             return true
@@ -803,20 +824,26 @@ public final class NodeTracker: Sendable {
         _ objects: AttachedObjects, to node: NodeID, in state: inout State,
         _ body: (_ index: UInt16, _ descriptor: UInt32, _ state: inout State) -> Void
     ) {
-        var adding = state.registry.beginAdding(to: node)
+        guard var adding = state.registry.beginAdding(to: node) else {
+            for number in 0..<objects.count { _ = objects.take(number) }
+            return
+        }
         for number in 0..<objects.count {
             let record = objects.take(number)
-            guard adding != nil,
+            guard
                 let (added, descriptor) = state.registry.add(
-                    &adding!, type: record.type, role: record.role, address: record.address)
+                    &adding, type: record.type, role: record.role, address: record.address)
             else { continue }
             body(added, descriptor, &state)
         }
-        if let adding { state.registry.finishAdding(adding) }
+        state.registry.finishAdding(adding)
     }
 
     /// ``apply(_:to:)`` for the log's consumer encoding straight, its feed the only sink:
     /// each event is handed to `straight` in plain values, with no change made for it.
+    /// Inlined into the log's loop: a call per change cost its prologue and epilogue (about 18
+    /// instructions).
+    @inline(__always)
     private func apply(_ entry: LogEntry, encodingWith straight: any AppliedChangeEncoder, to state: inout State) -> Bool {
         let (node, time) = (entry.node, entry.time)
         switch entry.operation {
@@ -829,8 +856,8 @@ public final class NodeTracker: Sendable {
                 sequence: state.sequence, time: max(time, attachedAt), node: node, state: entry.state)
         case .detach:
             // Emptied from its end: `removeAll(keepingCapacity:)` replaces a subrange (about
-            // 60 instructions for the usual one id).
-            while state.detachOrder.popLast() != nil {}
+            // 60 instructions for the usual one id), and `popLast` is a call.
+            while !state.detachOrder.isEmpty { state.detachOrder.removeLast() }
             state.registry.detach(node, time: time, into: &state.detachOrder)
             for id in state.detachOrder {
                 state.sequence &+= 1
@@ -871,6 +898,7 @@ public final class NodeTracker: Sendable {
     }
 
     /// Registers a logged attach (and its test); returns its descriptor's id.
+    @inline(__always)
     private static func register(_ entry: LogEntry, _ details: borrowing AttachDetails, in state: inout State) -> UInt32 {
         let descriptor = state.registry.attach(
             entry.node, parent: details.parent, type: details.type, name: details.name, kind: details.kind,

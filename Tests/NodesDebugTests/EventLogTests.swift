@@ -219,4 +219,52 @@ struct EventLogTests {
         #expect(tracker.currentSequence == 9)
         withExtendedLifetime(kept) {}
     }
+
+    /// An attach whose objects repeat (a part given twice, the principal among its parts) or
+    /// are registered already takes the locked path, which decides who watches what: the log's
+    /// attach gives each object its handle first and takes them back when it meets one that has
+    /// one. Each case gives the same objects as a tracker that always takes the locked path (a
+    /// synchronous sink), and every object still reports its release.
+    @Test func repeatedOrRegisteredObjectsGiveWhatTheLockedPathGives() {
+        final class Ignoring: DebugSink, @unchecked Sendable {
+            func receive(_ event: DebugInformation) {}
+        }
+        func objects(in tracker: NodeTracker, _ cases: (NodeTracker) -> [NodeID]) -> [[ObjectSnapshot]] {
+            let ids = cases(tracker)
+            let snapshot = tracker.snapshot()
+            return ids.map { snapshot.node($0)?.objects ?? [] }
+        }
+        let cases: (NodeTracker) -> [NodeID] = { tracker in
+            let (flow, context, worker) = (SharedPart(), SharedPart(), SharedPart())
+            let twice = tracker.attach(
+                flow, role: .flow,
+                parts: [.init(object: context, role: .context), .init(object: worker, role: .worker),
+                    .init(object: context, role: .view)],
+                parent: nil, kind: .flow, name: "Twice", site: nil)
+            let (flow2, context2) = (SharedPart(), SharedPart())
+            let principalAgain = tracker.attach(
+                flow2, role: .flow, parts: [.init(object: context2, role: .context), .init(object: flow2, role: .view)],
+                parent: nil, kind: .flow, name: "PrincipalAgain", site: nil)
+            // The worker of the first node, registered already.
+            let flow3 = SharedPart()
+            let registered = tracker.attach(
+                flow3, role: .flow, parts: [.init(object: worker, role: .worker)], parent: nil, kind: .flow,
+                name: "Registered", site: nil)
+            withExtendedLifetime((flow, context, worker, flow2, context2, flow3)) {}
+            return [twice, principalAgain, registered]
+        }
+        let logged = NodeTracker()
+        logged.startRecording()
+        let locked = NodeTracker()
+        locked.startRecording()
+        locked.addSink(Ignoring())
+        let viaLog = objects(in: logged, cases)
+        let viaLock = objects(in: locked, cases)
+        #expect(viaLog.map(\.count) == [4, 2, 2])
+        #expect(viaLog == viaLock)
+        // The objects are gone now, and both trackers say so alike.
+        let (afterLog, afterLock) = (logged.snapshot().nodes, locked.snapshot().nodes)
+        #expect(afterLog.map(\.objects) == afterLock.map(\.objects))
+        #expect(afterLog.flatMap(\.objects).contains { !$0.isAlive })
+    }
 }
