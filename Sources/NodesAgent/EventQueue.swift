@@ -25,7 +25,12 @@ final class EventQueue: @unchecked Sendable {
         while size < max(capacity, 2) { size <<= 1 }
         self.capacity = size
         self.mask = size - 1
-        self.storage = .allocate(capacity: size)
+        // Zeroed, as the tracker's other raw blocks: a freed block's words left in the slots not
+        // written yet would read as references to the retainer analysis.
+        let bytes = size * MemoryLayout<DebugInformation>.stride
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: MemoryLayout<DebugInformation>.alignment)
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        self.storage = raw.bindMemory(to: DebugInformation.self, capacity: size)
     }
 
     deinit {

@@ -23,7 +23,13 @@ final class TypeNameCache: @unchecked Sendable {
     private init(transform: @escaping @Sendable (String) -> String) {
         self.transform = transform
         keys = .allocate(capacity: Self.slotCount)
-        names = .allocate(capacity: Self.slotCount)
+        // Zeroed: the slots not written yet would otherwise hold a freed block's words, which the
+        // retainer analysis, scanning this block of no known shape word by word, takes for
+        // references (a test's object was once reported held by this cache).
+        let bytes = Self.slotCount * MemoryLayout<String>.stride
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: MemoryLayout<String>.alignment)
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        names = raw.bindMemory(to: String.self, capacity: Self.slotCount)
         for index in 0..<Self.slotCount { (keys + index).initialize(to: Atomic(0)) }
     }
 

@@ -238,8 +238,10 @@ struct EventLogTests {
             let (flow, context, worker) = (SharedPart(), SharedPart(), SharedPart())
             let twice = tracker.attach(
                 flow, role: .flow,
-                parts: [.init(object: context, role: .context), .init(object: worker, role: .worker),
-                    .init(object: context, role: .view)],
+                parts: [
+                    .init(object: context, role: .context), .init(object: worker, role: .worker),
+                    .init(object: context, role: .view),
+                ],
                 parent: nil, kind: .flow, name: "Twice", site: nil)
             let (flow2, context2) = (SharedPart(), SharedPart())
             let principalAgain = tracker.attach(
