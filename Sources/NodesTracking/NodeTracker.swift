@@ -345,6 +345,11 @@ public final class NodeTracker: Sendable {
     /// distinct (an object met twice has the handle given the first time); otherwise takes back
     /// the handles given and returns false (the locked path then decides who watches what). One
     /// pass: testing the objects' distinctness pair by pair cost more than the rest.
+    ///
+    /// The handles are given before the attach's units are reserved. A report made through one
+    /// from another thread before the attach returns could then be ordered before the attach in
+    /// the log; but such a report reads the object's handle while this thread writes it, which
+    /// is a data race of the caller's whatever the order.
     private func claim(_ object: TrackedObjectBase, _ parts: [Part], for id: NodeID) -> Bool {
         guard object.trackingHandle == nil else { return false }
         object.trackingHandle = TrackingHandle(tracker: self, node: id, index: 0)
