@@ -315,18 +315,16 @@ final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
     ) {
         guard sequence > through else { return }
         // As for the frames of fixed size below, when the connection has met the descriptor.
-        guard let deltas, let lent, deltas._withUnsafeGuaranteedRef({ $0.hasRoom(Self.frameRoom) }),
-            let ids = lent._withUnsafeGuaranteedRef({ $0.connection.knownObjectIDs(of: descriptor, in: epoch) })
+        guard let ids = lent?._withUnsafeGuaranteedRef({ $0.connection.knownObjectIDs(of: descriptor, in: epoch) }),
+            writeInRoom({
+                DeltaFrameWriter.objectAdded(
+                    sequence: sequence, time: time, node: node.rawValue, index: index, role: ids.role,
+                    typeName: ids.typeName, into: &$0)
+            })
         else {
             return encodeObjectAddedByConnection(
                 sequence: sequence, time: time, node: node, index: index, descriptor: descriptor, epoch: epoch,
                 names: names)
-        }
-        deltas._withUnsafeGuaranteedRef { run in
-            var sink = ByteRun.InRoom(run: run)
-            DeltaFrameWriter.objectAdded(
-                sequence: sequence, time: time, node: node.rawValue, index: index, role: ids.role,
-                typeName: ids.typeName, into: &sink)
         }
         encoded(sequence)
     }
@@ -350,13 +348,12 @@ final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
 
     func encodeStateChanged(sequence: UInt64, time: UInt64, node: NodeID, state: NodeState) {
         guard sequence > through else { return }
-        guard let deltas, WireNodeState(rawValue: state.rawValue) != nil,
-            deltas._withUnsafeGuaranteedRef({ $0.hasRoom(Self.frameRoom) })
+        guard WireNodeState(rawValue: state.rawValue) != nil,
+            writeInRoom({
+                DeltaFrameWriter.stateChanged(
+                    sequence: sequence, time: time, node: node.rawValue, state: state.rawValue, into: &$0)
+            })
         else { return encodeStateChangedByConnection(sequence: sequence, time: time, node: node, state: state) }
-        deltas._withUnsafeGuaranteedRef { run in
-            var sink = ByteRun.InRoom(run: run)
-            DeltaFrameWriter.stateChanged(sequence: sequence, time: time, node: node.rawValue, state: state.rawValue, into: &sink)
-        }
         encoded(sequence)
     }
 
@@ -369,13 +366,8 @@ final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
     func encodeDetached(sequence: UInt64, time: UInt64, node: NodeID) {
         guard sequence > through else { return }
         latestDetach = max(latestDetach ?? 0, time)
-        guard let deltas, deltas._withUnsafeGuaranteedRef({ $0.hasRoom(Self.frameRoom) }) else {
-            return encodeDetachedByConnection(sequence: sequence, time: time, node: node)
-        }
-        deltas._withUnsafeGuaranteedRef { run in
-            var sink = ByteRun.InRoom(run: run)
-            DeltaFrameWriter.nodeDetached(sequence: sequence, time: time, node: node.rawValue, into: &sink)
-        }
+        guard writeInRoom({ DeltaFrameWriter.nodeDetached(sequence: sequence, time: time, node: node.rawValue, into: &$0) })
+        else { return encodeDetachedByConnection(sequence: sequence, time: time, node: node) }
         encoded(sequence)
     }
 
@@ -387,13 +379,12 @@ final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
 
     func encodeReleased(sequence: UInt64, time: UInt64, node: NodeID, index: UInt16) {
         guard sequence > through else { return }
-        guard let deltas, deltas._withUnsafeGuaranteedRef({ $0.hasRoom(Self.frameRoom) }) else {
-            return encodeReleasedByConnection(sequence: sequence, time: time, node: node, index: index)
-        }
-        deltas._withUnsafeGuaranteedRef { run in
-            var sink = ByteRun.InRoom(run: run)
-            DeltaFrameWriter.objectReleased(sequence: sequence, time: time, node: node.rawValue, index: index, into: &sink)
-        }
+        guard
+            writeInRoom({
+                DeltaFrameWriter.objectReleased(
+                    sequence: sequence, time: time, node: node.rawValue, index: index, into: &$0)
+            })
+        else { return encodeReleasedByConnection(sequence: sequence, time: time, node: node, index: index) }
         encoded(sequence)
     }
 
@@ -401,6 +392,18 @@ final class StraightEncoding: AppliedChangeEncoder, @unchecked Sendable {
     private func encodeReleasedByConnection(sequence: UInt64, time: UInt64, node: NodeID, index: UInt16) {
         lent?._withUnsafeGuaranteedRef { $0.connection.encodeReleased(sequence: sequence, time: time, node: node, index: index) }
         encoded(sequence)
+    }
+
+    /// Writes one frame of at most ``frameRoom`` bytes into the lent connection's run when it
+    /// has room for it, with no test and no call on the way; false (nothing written) otherwise.
+    @inline(__always)
+    private func writeInRoom(_ write: (inout ByteRun.InRoom) -> Void) -> Bool {
+        guard let deltas, deltas._withUnsafeGuaranteedRef({ $0.hasRoom(Self.frameRoom) }) else { return false }
+        deltas._withUnsafeGuaranteedRef { run in
+            var sink = ByteRun.InRoom(run: run)
+            write(&sink)
+        }
+        return true
     }
 
     @inline(__always)

@@ -183,26 +183,9 @@ struct HostStreamEncoder {
     /// Appends an `objectAdded` frame for an object named by the registry's object descriptor
     /// `descriptor`, as of `epoch`; `names` gives its role and type name when this connection has
     /// not met it.
+    /// (The writer's straight encoding writes the frame of a descriptor met already itself,
+    /// through ``knownObjectIDs(of:in:)``; this is the rest.)
     mutating func encodeObjectAdded(
-        sequence: UInt64, time: UInt64, node: UInt64, index: UInt16, descriptor: UInt32,
-        epoch: DescriptorEpoch, names: () -> ObjectDescriptor, into run: ByteRun
-    ) {
-        // As for an attach: the common case makes no call.
-        let slot = Int(descriptor)
-        guard isCurrent(epoch), slot < objectWire.count, objectWire[slot].role != 0 else {
-            return encodeObjectAddedMeeting(
-                sequence: sequence, time: time, node: node, index: index, descriptor: descriptor, epoch: epoch,
-                names: names, into: run)
-        }
-        let ids = objectWire[slot]
-        var run = run
-        DeltaFrameWriter.objectAdded(
-            sequence: sequence, time: time, node: node, index: index, role: ids.role, typeName: ids.typeName,
-            into: &run)
-    }
-
-    @inline(never)
-    private mutating func encodeObjectAddedMeeting(
         sequence: UInt64, time: UInt64, node: UInt64, index: UInt16, descriptor: UInt32,
         epoch: DescriptorEpoch, names: () -> ObjectDescriptor, into run: ByteRun
     ) {
