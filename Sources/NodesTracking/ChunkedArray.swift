@@ -115,6 +115,10 @@ struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
 
     private var table = Table()
     private(set) var count = 0
+    /// Whether this value's holder promised that its table is its own alone: that the value is
+    /// never copied but through ``readingCopy()`` (``holdTableAlone()``). A write then asks
+    /// nothing of the table's reference count, only whether the chunk is the table's own.
+    private var holdsTableAlone = false
 
     /// The element at `position`.
     subscript(position: Int) -> Element {
@@ -157,10 +161,34 @@ struct ChunkedArray<Element: BitwiseCopyable & Sendable>: @unchecked Sendable {
         for _ in 0..<count { append(element) }
     }
 
+    /// Makes the table this value's own, and from now on writes it without asking whether it
+    /// is shared: for a holder that never copies the value but through ``readingCopy()`` (the
+    /// tracker's registry, written once or more for every change an app makes). A debug build
+    /// checks the promise at every write.
+    mutating func holdTableAlone() {
+        makeTableUnique()
+        holdsTableAlone = true
+    }
+
+    /// A copy that shares this value's chunks but not its table: the chunks are marked shared on
+    /// both sides (each side copies a chunk before writing it), and each side's table is its own.
+    /// The copy is an ordinary value (it asks at every write, as ``holdTableAlone()`` was never
+    /// called on it).
+    mutating func readingCopy() -> ChunkedArray {
+        var copy = self
+        copy.table = Table(sharing: table)
+        copy.holdsTableAlone = false
+        return copy
+    }
+
     /// Where chunk `index`'s elements may be written: the chunk is this value's alone.
     @inline(__always)
     private mutating func writableBase(_ index: Int) -> UnsafeMutablePointer<Element> {
-        if !isKnownUniquelyReferenced(&table) { cloneTable() }
+        if !holdsTableAlone {
+            if !isKnownUniquelyReferenced(&table) { cloneTable() }
+        } else {
+            assert(isKnownUniquelyReferenced(&table), "a ChunkedArray held alone was copied")
+        }
         if table.owned[index] { return table.bases[index] }
         return copyChunk(index)
     }

@@ -160,6 +160,27 @@ package struct NodeRegistry: Sendable {
     /// being touched (an append and a removal cost about 45 instructions a node).
     private var lastUnexplained: (node: NodeID, detachedAt: UInt64)?
 
+    /// Makes the tables of records and objects this value's own, written from now on without
+    /// asking whether a copy shares them: for a holder that never copies the registry but through
+    /// ``readingCopy()`` (the tracker, which applies every change an app makes to it; a debug
+    /// build checks the promise).
+    mutating func holdTablesAlone() {
+        nodes.holdTableAlone()
+        objectAddresses.holdTableAlone()
+        objectWords.holdTableAlone()
+    }
+
+    /// A copy to read elsewhere (a snapshot, the retainer analysis) for a holder of
+    /// ``holdTablesAlone()``: it shares the records and objects, each side copying a chunk of them
+    /// before writing it, but no table.
+    mutating func readingCopy() -> NodeRegistry {
+        var copy = self
+        copy.nodes = nodes.readingCopy()
+        copy.objectAddresses = objectAddresses.readingCopy()
+        copy.objectWords = objectWords.readingCopy()
+        return copy
+    }
+
     func contains(_ node: NodeID) -> Bool { slot(of: node.rawValue) != nil }
 
     func isAttached(_ node: NodeID) -> Bool { slot(of: node.rawValue).map { !nodes[$0].isDetached } ?? false }

@@ -38,7 +38,12 @@ public final class NodeTracker: Sendable {
     package static let logCapacity = 4_096
 
     private struct State {
-        var registry = NodeRegistry()
+        /// Copied only through its `readingCopy()`: see `holdTablesAlone()`.
+        var registry: NodeRegistry = {
+            var registry = NodeRegistry()
+            registry.holdTablesAlone()
+            return registry
+        }()
         var sequence: UInt64 = 0
         var sinks: [any DebugSink] = []
         /// Every test that nodes were attached under, in order, for snapshots: a collector that
@@ -531,7 +536,7 @@ public final class NodeTracker: Sendable {
         // Only a copy of the registry (references to its buffers) is taken under the lock;
         // sorting and building the snapshot (most of the work on a big tree) happen without
         // holding up the app.
-        let (registry, sequence, tests) = withApplied { ($0.registry, $0.sequence, $0.tests) }
+        let (registry, sequence, tests) = withApplied { ($0.registry.readingCopy(), $0.sequence, $0.tests) }
         return TreeSnapshot(sequence: sequence, nodes: registry.snapshotNodes(), tests: tests)
     }
 
@@ -636,14 +641,14 @@ public final class NodeTracker: Sendable {
     package func takeUnexplained(detachedBy: UInt64, maxObjects: Int) -> (nodes: [NodeID], registry: NodeRegistry?) {
         withApplied { state in
             let nodes = state.registry.takeUnexplained(detachedBy: detachedBy, maxObjects: maxObjects)
-            return (nodes, nodes.isEmpty ? nil : state.registry)
+            return (nodes, nodes.isEmpty ? nil : state.registry.readingCopy())
         }
     }
 
     /// The registry as it is now, every change recorded before the call applied (a copy: its
     /// buffers are shared until either side changes).
     package func currentRegistry() -> NodeRegistry {
-        withApplied { $0.registry }
+        withApplied { $0.registry.readingCopy() }
     }
 
     // MARK: Private

@@ -54,4 +54,42 @@ struct ChunkedArrayTests {
             #expect((0..<expected.count).allSatisfy { copy[$0] == expected[$0] })
         }
     }
+
+    @Test(arguments: [4, 5, 6] as [UInt64]) func aValueHeldAloneAgreesWithAnArrayAndItsReadingCopiesKeepTheirElements(
+        seed: UInt64
+    ) {
+        var random = SplitMix64(seed: seed)
+        var held = ChunkedArray<UInt32>()
+        held.holdTableAlone()
+        var plain: [UInt32] = []
+        // Reading copies, each written afterwards as an ordinary value (and copied as one).
+        var kept: [(ChunkedArray<UInt32>, [UInt32])] = []
+        for step in 0..<40_000 {
+            switch UInt8.random(in: 0..<20, using: &random) {
+            case 0..<8:
+                held.append(UInt32(step))
+                plain.append(UInt32(step))
+            case 8..<18 where !plain.isEmpty:
+                let position = Int.random(in: 0..<plain.count, using: &random)
+                held[position] = UInt32(truncatingIfNeeded: ~step)
+                plain[position] = UInt32(truncatingIfNeeded: ~step)
+            case 18 where !kept.isEmpty:
+                let which = Int.random(in: 0..<kept.count, using: &random)
+                let position = Int.random(in: 0..<kept[which].1.count, using: &random)
+                let copyOfCopy = kept[which].0
+                let before = copyOfCopy[position]
+                kept[which].0[position] = 7
+                kept[which].1[position] = 7
+                #expect(copyOfCopy[position] == before)
+            default:
+                if kept.count < 8, !plain.isEmpty { kept.append((held.readingCopy(), plain)) }
+            }
+        }
+        #expect(held.count == plain.count)
+        #expect((0..<plain.count).allSatisfy { held[$0] == plain[$0] })
+        for (copy, expected) in kept {
+            #expect(copy.count == expected.count)
+            #expect((0..<expected.count).allSatisfy { copy[$0] == expected[$0] })
+        }
+    }
 }
