@@ -160,6 +160,9 @@ package struct NodeRegistry: Sendable {
     /// being touched (an append and a removal cost about 45 instructions a node).
     private var lastUnexplained: (node: NodeID, detachedAt: UInt64)?
 
+    /// How many node and object descriptors are kept (used or awaiting a sweep).
+    var descriptorCounts: (nodes: Int, objects: Int) { (nodeDescriptors.count, objectDescriptors.count) }
+
     /// Makes the tables of records and objects this value's own, written from now on without
     /// asking whether a copy shares them: for a holder that never copies the registry but through
     /// ``readingCopy()`` (the tracker, which applies every change an app makes to it; a debug
@@ -199,9 +202,9 @@ package struct NodeRegistry: Sendable {
         _ node: NodeID, parent: NodeID?, kind: NodeKind, name: String, time: UInt64, principal: WeakReference?,
         origin: NodeOrigin = .unknown, expectedObjects: Int = 1
     ) -> DebugInformation.Change {
-        nodeDescriptors.sweepIfDue()
+        sweepNodeDescriptorsIfDue()
         let descriptor = NodeDescriptor(name: name, kind: kind, origin: origin)
-        let id = nodeDescriptors.retain(descriptor, hint: descriptor.hint)
+        let id = nodeDescriptors.id(of: descriptor, hint: descriptor.hint)
         let slot = attach(node, parent: parent, descriptor: id, time: time, expectedObjects: expectedObjects)
         if let principal {
             principals[principal.address] = (principal, node)
@@ -219,7 +222,7 @@ package struct NodeRegistry: Sendable {
         _ node: NodeID, parent: NodeID?, type: AnyObject.Type, name: String?, kind: NodeKind, time: UInt64,
         origin: NodeOrigin, expectedObjects: Int
     ) -> UInt32 {
-        nodeDescriptors.sweepIfDue()
+        sweepNodeDescriptorsIfDue()
         let id = nodeDescriptorID(type: type, name: name, kind: kind, origin: origin)
         _ = attach(node, parent: parent, descriptor: id, time: time, expectedObjects: expectedObjects)
         return id
@@ -238,7 +241,7 @@ package struct NodeRegistry: Sendable {
         guard let site = origin.site.map({ $0.words }) ?? (0, 0) else {
             let descriptor = NodeDescriptor(
                 name: name ?? TypeNameCache.shared.name(of: type), kind: kind, origin: origin)
-            return nodeDescriptors.retain(descriptor, hint: descriptor.hint)
+            return nodeDescriptors.id(of: descriptor, hint: descriptor.hint)
         }
         if nodeKeys.sweeps != nodeDescriptors.sweeps { nodeKeys = NodeKeyCache(sweeps: nodeDescriptors.sweeps) }
         let key = NodeKey(
@@ -246,11 +249,7 @@ package struct NodeRegistry: Sendable {
             name: name.map { unsafeBitCast($0, to: (UInt64, UInt64).self) } ?? (0, 0),
             kind: unsafeBitCast(kind.rawValue, to: (UInt64, UInt64).self), site: site, test: origin.test?.id ?? 0)
         let entry = key.entry(of: NodeKeyCache.size)
-        if let cached = nodeKeys.keys[entry], cached == key {
-            let id = nodeKeys.ids[entry]
-            nodeDescriptors.retain(id: id)
-            return id
-        }
+        if let cached = nodeKeys.keys[entry], cached == key { return nodeKeys.ids[entry] }
         return nodeDescriptorIDNotCached(type: type, name: name, kind: kind, origin: origin, key: key, entry: entry)
     }
 
@@ -259,7 +258,7 @@ package struct NodeRegistry: Sendable {
         type: AnyObject.Type, name: String?, kind: NodeKind, origin: NodeOrigin, key: NodeKey, entry: Int
     ) -> UInt32 {
         let descriptor = NodeDescriptor(name: name ?? TypeNameCache.shared.name(of: type), kind: kind, origin: origin)
-        let id = nodeDescriptors.retain(descriptor, hint: descriptor.hint)
+        let id = nodeDescriptors.id(of: descriptor, hint: descriptor.hint)
         nodeKeys.keys[entry] = key
         nodeKeys.held[entry] = (name, kind)
         nodeKeys.ids[entry] = id
@@ -301,10 +300,10 @@ package struct NodeRegistry: Sendable {
     mutating func addObject(
         to node: NodeID, role: ObjectRole, typeName: String, weak: WeakReference?, address: ObfuscatedAddress
     ) -> UInt16? {
-        objectDescriptors.sweepIfDue()
+        sweepObjectDescriptorsIfDue()
         guard let slot = objectSlot(for: node) else { return nil }
         let descriptor = ObjectDescriptor(role: role, typeName: typeName)
-        let id = objectDescriptors.retain(descriptor, hint: descriptor.hint)
+        let id = objectDescriptors.id(of: descriptor, hint: descriptor.hint)
         let index = addObject(in: slot, descriptor: id, address: address)
         if let weak {
             let position = nodes[slot].objectStart &+ UInt32(index)
@@ -325,7 +324,7 @@ package struct NodeRegistry: Sendable {
     mutating func addObject(
         to node: NodeID, type: AnyObject.Type, role: ObjectRole, address: ObfuscatedAddress
     ) -> (index: UInt16, descriptor: UInt32)? {
-        objectDescriptors.sweepIfDue()
+        sweepObjectDescriptorsIfDue()
         guard let slot = objectSlot(for: node) else { return nil }
         let id = objectDescriptorID(type: type, role: role)
         return (addObject(in: slot, descriptor: id, address: address), id)
@@ -345,7 +344,7 @@ package struct NodeRegistry: Sendable {
     /// for each, then ``finishAdding(_:)``); nil when the node is unknown or may take none.
     @inline(__always)
     mutating func beginAdding(to node: NodeID) -> AddingObjects? {
-        objectDescriptors.sweepIfDue()
+        sweepObjectDescriptorsIfDue()
         // ``objectSlot(for:)``'s test on the record read once.
         guard let slot = slot(of: node.rawValue) else { return nil }
         let record = nodes[slot]
@@ -447,11 +446,7 @@ package struct NodeRegistry: Sendable {
         var entry = home
         for _ in 0..<2 {
             let cached = objectKeys.entries[entry]
-            if cached.type == typeBits, cached.roleBits == roleBits {
-                let id = cached.id
-                objectDescriptors.retain(id: id)
-                return id
-            }
+            if cached.type == typeBits, cached.roleBits == roleBits { return cached.id }
             entry ^= 1
         }
         return objectDescriptorIDNotCached(type: type, role: role, typeBits: typeBits, roleBits: roleBits, home: home)
@@ -462,7 +457,7 @@ package struct NodeRegistry: Sendable {
         type: AnyObject.Type, role: ObjectRole, typeBits: UInt, roleBits: (UInt64, UInt64), home: Int
     ) -> UInt32 {
         let descriptor = ObjectDescriptor(role: role, typeName: TypeNameCache.shared.name(of: type))
-        let id = objectDescriptors.retain(descriptor, hint: descriptor.hint)
+        let id = objectDescriptors.id(of: descriptor, hint: descriptor.hint)
         let entry = objectKeys.entries[home].type == 0 || objectKeys.entries[home ^ 1].type != 0 ? home : home ^ 1
         objectKeys.entries[entry] = ObjectKeyCache.Entry(type: typeBits, roleBits: roleBits, id: id)
         objectKeys.roles[entry] = role
@@ -743,13 +738,10 @@ package struct NodeRegistry: Sendable {
             principals[key] = nil
         }
         let start = Int(record.objectStart)
-        for index in 0..<Int(record.objectCount) {
-            let word = objectWords[start + index]
-            if word & Self.weakBit != 0 { weakReferences[UInt32(start + index)] = nil }
-            objectDescriptors.release(word & Self.descriptorMask)
+        for index in 0..<Int(record.objectCount) where objectWords[start + index] & Self.weakBit != 0 {
+            weakReferences[UInt32(start + index)] = nil
         }
         freeBlocks[Int(record.blockClass)].append(record.objectStart)
-        nodeDescriptors.release(record.descriptor)
         // The node noted last as unexplained (detached with objects alive, then released, as
         // most nodes are) is forgotten there now rather than swept out of the list later.
         if lastUnexplained?.node == node { lastUnexplained = nil }
@@ -763,6 +755,41 @@ package struct NodeRegistry: Sendable {
         {
             forget(parentSlot)
         }
+    }
+
+    /// Sweeps the node descriptors when due (``InternTable/isSweepDue``), keeping those that a
+    /// record holds. Called before an attach takes an id.
+    @inline(__always)
+    private mutating func sweepNodeDescriptorsIfDue() {
+        if nodeDescriptors.isSweepDue { sweepNodeDescriptors() }
+    }
+
+    @inline(never)
+    private mutating func sweepNodeDescriptors() {
+        var used = [Bool](repeating: false, count: nodeDescriptors.idLimit)
+        for slot in 0..<nodes.count where nodes[slot].id != 0 { used[Int(nodes[slot].descriptor)] = true }
+        nodeDescriptors.sweep(keeping: used)
+    }
+
+    /// Sweeps the object descriptors when due, keeping those that an object of a record holds
+    /// (released or not: a kept record still names its released objects). Called before objects
+    /// are added.
+    @inline(__always)
+    private mutating func sweepObjectDescriptorsIfDue() {
+        if objectDescriptors.isSweepDue { sweepObjectDescriptors() }
+    }
+
+    @inline(never)
+    private mutating func sweepObjectDescriptors() {
+        var used = [Bool](repeating: false, count: objectDescriptors.idLimit)
+        for slot in 0..<nodes.count where nodes[slot].id != 0 {
+            let record = nodes[slot]
+            let start = Int(record.objectStart)
+            for index in 0..<Int(record.objectCount) {
+                used[Int(objectWords[start + index] & Self.descriptorMask)] = true
+            }
+        }
+        objectDescriptors.sweep(keeping: used)
     }
 
     /// Takes the child in `slot` out of the parent's list of children.

@@ -23,7 +23,7 @@ struct NodeRegistryTests {
     }
 
     /// A release that ends a descriptor's last use, at a moment when the descriptor table is due
-    /// to sweep (more unused descriptors than used ones, over 1,024), still reads the released
+    /// to sweep (over 1,024 descriptors, nearly all unused), still reads the released
     /// object's names: the sweep waits for the next attach or added object.
     @Test func theLastReleaseOfADescriptorStillNamesItWhenASweepIsDue() {
         var registry = NodeRegistry()
@@ -44,6 +44,45 @@ struct NodeRegistryTests {
         _ = registry.attach(again, parent: nil, kind: .flow, name: "Again", time: 2, principal: nil)
         #expect(registry.addObject(to: again, role: .context, typeName: "Fresh", weak: nil, address: .unknown) == 0)
         #expect(registry.release(again, index: 0)?.typeName == "Fresh")
+    }
+
+    /// Names made at run time do not pile up: a churn of nodes of distinct names and types keeps
+    /// the descriptor tables within twice what the records use (and 1,024), while the names of
+    /// nodes and objects that stay, kept or released, read right after every sweep.
+    @Test func aChurnOfDistinctNamesIsSweptAndTheNamesThatStayReadRight() {
+        var registry = NodeRegistry()
+        let kept = (1...20).map { NodeID(rawValue: $0) }
+        for node in kept {
+            _ = registry.attach(node, parent: nil, kind: .flow, name: "Kept\(node.rawValue)", time: 0, principal: nil)
+            _ = registry.addObject(to: node, role: .flow, typeName: "KeptFlow\(node.rawValue)", weak: nil, address: .unknown)
+            _ = registry.addObject(to: node, role: .context, typeName: "KeptContext\(node.rawValue)", weak: nil, address: .unknown)
+        }
+        // Half the kept nodes are detached with one object released: their records stay, and
+        // so must the released object's names.
+        for node in kept.prefix(10) {
+            _ = registry.detach(node, time: 1)
+            _ = registry.release(node, index: 1)
+        }
+        var mostKept = (nodes: 0, objects: 0)
+        for raw in UInt64(1_000)..<UInt64(9_000) {
+            let node = NodeID(rawValue: raw)
+            _ = registry.attach(node, parent: nil, kind: .flow, name: "Churn\(raw)", time: 2, principal: nil)
+            _ = registry.addObject(to: node, role: .flow, typeName: "ChurnType\(raw)", weak: nil, address: .unknown)
+            _ = registry.detach(node, time: 3)
+            #expect(registry.release(node, index: 0)?.typeName == "ChurnType\(raw)")
+            let counts = registry.descriptorCounts
+            mostKept = (max(mostKept.nodes, counts.nodes), max(mostKept.objects, counts.objects))
+        }
+        #expect(registry.descriptorEpoch.nodeSweeps >= 3 && registry.descriptorEpoch.objectSweeps >= 3)
+        #expect(mostKept.nodes <= 1_025 && mostKept.objects <= 1_025, "\(mostKept)")
+        let snapshot = registry.snapshotNodes()
+        #expect(snapshot.map(\.id) == kept)
+        for node in snapshot {
+            #expect(node.name == "Kept\(node.id.rawValue)")
+            #expect(node.objects.map(\.typeName) == ["KeptFlow\(node.id.rawValue)", "KeptContext\(node.id.rawValue)"])
+            #expect(node.objects.map(\.role) == [.flow, .context])
+            #expect(node.objects.map(\.isAlive) == [true, node.id.rawValue > 10])
+        }
     }
 
     @Test func releaseIsReportedOnceAndUnknownIndicesAreIgnored() {
