@@ -60,7 +60,10 @@ package struct NodeRegistry: Sendable {
     // MARK: Storage
 
     private var nodes = ChunkedArray<Node>()
-    private var freeSlots: [UInt32] = []
+    /// The free slots, as a list through their records (a free slot's record has id 0, and its
+    /// `parent` holds the next free slot + 1): the first one's slot + 1, 0 when none. (An array
+    /// of them cost a uniqueness check and a call at each attach and each forgotten node.)
+    private var freeSlotHead: UInt64 = 0
     package private(set) var count = 0
     /// Id-to-slot: open addressing with linear probing and a multiplicative hash; a bucket
     /// holds slot + 1 (0: empty), and the id is compared in the record. Deletion shifts the
@@ -74,8 +77,11 @@ package struct NodeRegistry: Sendable {
     /// reference: see ``ObfuscatedAddress``) and a word with its ``ObjectDescriptor`` id and flags.
     private var objectAddresses = ChunkedArray<ObfuscatedAddress>()
     private var objectWords = ChunkedArray<UInt32>()
-    /// Free object blocks by class (a block of class k holds `1 << k` objects).
-    private var freeBlocks: [[UInt32]] = Array(repeating: [], count: 17)
+    /// The free object blocks of each class (a block of class k holds `1 << k` objects), as lists
+    /// through the blocks' first words (a free block's first word holds the next free block's
+    /// position + 1): each first one's position + 1, 0 when none. Nothing reads the words of a
+    /// block that no record holds.
+    private var freeBlockHeads = InlineArray<17, UInt32>(repeating: 0)
     private static let aliveBit: UInt32 = 1 << 31
     private static let weakBit: UInt32 = 1 << 30
     private static let descriptorMask: UInt32 = (1 << 30) - 1
@@ -279,9 +285,9 @@ package struct NodeRegistry: Sendable {
         let parentSlot = parent.flatMap { self.slot(of: $0.rawValue) }
         if let parentSlot { record.previousSibling = nodes[parentSlot].lastChild }
         let slot: Int
-        // `removeLast` after a test, not `popLast`: the latter is a call here.
-        if !freeSlots.isEmpty {
-            slot = Int(freeSlots.removeLast())
+        if freeSlotHead != 0 {
+            slot = Int(truncatingIfNeeded: freeSlotHead &- 1)
+            freeSlotHead = nodes[slot].parent
             nodes[slot] = record
         } else {
             slot = nodes.count
@@ -741,13 +747,15 @@ package struct NodeRegistry: Sendable {
         for index in 0..<Int(record.objectCount) where objectWords[start + index] & Self.weakBit != 0 {
             weakReferences[UInt32(start + index)] = nil
         }
-        freeBlocks[Int(record.blockClass)].append(record.objectStart)
+        freeBlock(at: record.objectStart, class: record.blockClass)
         // The node noted last as unexplained (detached with objects alive, then released, as
         // most nodes are) is forgotten there now rather than swept out of the list later.
         if lastUnexplained?.node == node { lastUnexplained = nil }
         removeSlot(slot, for: record.id)
-        nodes[slot] = Node()
-        freeSlots.append(UInt32(slot))
+        var free = Node()
+        free.parent = freeSlotHead
+        nodes[slot] = free
+        freeSlotHead = UInt64(slot &+ 1)
         count -= 1
         // Slots stay put: the parent's is still its own.
         if let parentSlot, nodes[parentSlot].isDetached, nodes[parentSlot].aliveCount == 0,
@@ -825,12 +833,23 @@ package struct NodeRegistry: Sendable {
 
     @inline(__always)
     private mutating func allocateBlock(class blockClass: UInt8) -> UInt32 {
-        if !freeBlocks[Int(blockClass)].isEmpty { return freeBlocks[Int(blockClass)].removeLast() }
+        let head = freeBlockHeads[Int(blockClass)]
+        if head != 0 {
+            freeBlockHeads[Int(blockClass)] = objectWords[Int(head &- 1)]
+            return head &- 1
+        }
         let start = UInt32(objectWords.count)
         let size = 1 << Int(blockClass)
         objectWords.append(0, count: size)
         objectAddresses.append(.unknown, count: size)
         return start
+    }
+
+    /// Puts the block at `start` at the head of its class's free list.
+    @inline(__always)
+    private mutating func freeBlock(at start: UInt32, class blockClass: UInt8) {
+        objectWords[Int(start)] = freeBlockHeads[Int(blockClass)]
+        freeBlockHeads[Int(blockClass)] = start &+ 1
     }
 
     /// Moves the node's objects into a block twice as large.
@@ -847,7 +866,7 @@ package struct NodeRegistry: Sendable {
             }
             objectWords[Int(from)] = 0
         }
-        freeBlocks[Int(oldClass)].append(oldStart)
+        freeBlock(at: oldStart, class: oldClass)
         nodes[slot].blockClass = oldClass + 1
         nodes[slot].objectStart = newStart
     }

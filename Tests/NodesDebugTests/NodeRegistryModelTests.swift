@@ -10,8 +10,10 @@ struct NodeRegistryModelTests {
 
     /// Random attaches (some with many objects, some weak, unique names), detaches and releases:
     /// the snapshot always equals what a plain model of records says, slots and object blocks
-    /// are reused, and interned names come and go.
-    @Test(arguments: [1, 2, 3]) func agreesWithAPlainModelUnderRandomChurn(seed: UInt64) {
+    /// are reused, and interned names come and go. Held alone as the tracker holds its registry
+    /// (``NodeRegistry/holdTablesAlone()``), the reading copies taken along the way keep what
+    /// they saw while the registry goes on changing.
+    @Test(arguments: [1, 2, 3], [false, true]) func agreesWithAPlainModelUnderRandomChurn(seed: UInt64, heldAlone: Bool) {
         struct ModelNode {
             var parent: NodeID?
             var name: String
@@ -21,6 +23,8 @@ struct NodeRegistryModelTests {
         }
         var random = SplitMix64(seed: seed)
         var registry = NodeRegistry()
+        if heldAlone { registry.holdTablesAlone() }
+        var readingCopies: [(copy: NodeRegistry, seen: [NodeSnapshot])] = []
         var model: [NodeID: ModelNode] = [:]
         var keep: [Object] = []
         var nextID: UInt64 = 1
@@ -95,8 +99,11 @@ struct NodeRegistryModelTests {
                     #expect(node.objects.map(\.typeName) == expected.objects.map(\.typeName))
                 }
                 #expect(registry.count == model.count)
+                if heldAlone { readingCopies.append((registry.readingCopy(), snapshot)) }
             }
         }
+        for (copy, seen) in readingCopies { #expect(copy.snapshotNodes() == seen) }
+        #expect(readingCopies.count == (heldAlone ? 16 : 0))
         _ = keep
     }
 }
