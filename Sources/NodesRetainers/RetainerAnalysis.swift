@@ -458,7 +458,8 @@ package final class RetainerAnalysis {
         }
         let search = RetainerSearch(
             graph: graph, targets: Array(located.values), attached: attached, detached: Array(detachedObjects.keys),
-            deadline: deadline, clock: clock, readsAhead: limits.readsAhead)
+            excluded: StdioBuffers.blocks(read: snapshot.word(at:), index: index), deadline: deadline, clock: clock,
+            readsAhead: limits.readsAhead)
         let isRuntimeCache = globals.runtimeCacheTest(map: snapshot.map)
         search.addWords(of: { if case .imageData = $0 { true } else { false } }, isRoot: { !isRuntimeCache($0, $1) })
         search.run()

@@ -90,9 +90,10 @@ final class RetainerSearch {
     /// objects of attached nodes `attached` (each in a block in use, unless its block is one of
     /// `detached`: an object that a detached node shares holds nothing as a root); with
     /// `readsAhead` saying when, a second thread reads blocks ahead of the search (``ReadAhead``).
+    /// The blocks of `excluded` are never entered (memory that holds bytes, not references).
     init(
         graph: HeapGraph, targets: [Int32], attached: [RetainerAnalysis.NodeObject], detached: [Int32],
-        deadline: UInt64, clock: @escaping () -> UInt64, readsAhead: RetainerAnalysis.ReadingAhead = .whenAProcessorIsFree
+        excluded: [Int32] = [], deadline: UInt64, clock: @escaping () -> UInt64, readsAhead: RetainerAnalysis.ReadingAhead = .whenAProcessorIsFree
     ) {
         self.graph = graph
         self.readsAhead = readsAhead
@@ -109,6 +110,7 @@ final class RetainerSearch {
             flags[Int(target)] |= Self.target
             targetsLeft += 1
         }
+        for block in excluded where flags[Int(block)] & Self.target == 0 { flags[Int(block)] |= Self.excluded }
         for block in detached { flags[Int(block)] |= Self.notRoot }
         let index = graph.index
         let skipped = Self.reached | Self.target | Self.notRoot
