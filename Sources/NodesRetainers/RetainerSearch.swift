@@ -93,7 +93,8 @@ final class RetainerSearch {
     /// The blocks of `excluded` are never entered (memory that holds bytes, not references).
     init(
         graph: HeapGraph, targets: [Int32], attached: [RetainerAnalysis.NodeObject], detached: [Int32],
-        excluded: [Int32] = [], deadline: UInt64, clock: @escaping () -> UInt64, readsAhead: RetainerAnalysis.ReadingAhead = .whenAProcessorIsFree
+        excluded: [Int32] = [], deadline: UInt64, clock: @escaping () -> UInt64,
+        readsAhead: RetainerAnalysis.ReadingAhead = .whenAProcessorIsFree
     ) {
         self.graph = graph
         self.readsAhead = readsAhead
