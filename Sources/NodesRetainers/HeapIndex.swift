@@ -370,16 +370,33 @@ final class HeapIndex {
         }
     }
 
-    /// The key glibc writes into the second word of every block in a thread's cache: found by
-    /// freeing two blocks of different sizes and reading it back (the same random word twice).
-    static let tcacheKey: UInt? = {
-        guard let first = malloc(24), let second = malloc(72) else { return nil }
-        let (firstAddress, secondAddress) = (UInt(bitPattern: first), UInt(bitPattern: second))
-        free(first)
-        free(second)
-        guard let one = ProcessMemory.word(at: firstAddress + 8), let other = ProcessMemory.word(at: secondAddress + 8),
-            one == other, one != 0
-        else { return nil }
+    /// The key glibc writes into the second word of every block in a thread's cache (one random
+    /// word for the process), read back from a block freed into an empty bin of the calling
+    /// thread's cache, for two sizes (the same word twice); nil where blocks are not cached.
+    static let tcacheKey: UInt? = probeTcacheKey()
+
+    /// Finds ``tcacheKey``. A bin of the cache holds at most 7 blocks (glibc's default), and a
+    /// block freed into a full bin goes elsewhere and keeps other bytes there: so 7 blocks of the
+    /// size are taken first, which empties its bin, before the probe is freed into it. (A probe
+    /// that freed a block straight away found nothing in a busy process whose bins were full, and
+    /// every cached block then passed for one in use: a test run found a path through one.)
+    static func probeTcacheKey() -> UInt? {
+        func keyOfAFreedBlock(size: Int) -> UInt? {
+            let drained = (0..<tcacheBinCapacity).compactMap { _ in malloc(size) }
+            defer { drained.forEach { free($0) } }
+            guard let probe = malloc(size) else { return nil }
+            // Zero first: a block that goes elsewhere does not keep a word that passes for a key.
+            memset(probe, 0, size)
+            let address = UInt(bitPattern: probe)
+            free(probe)
+            return ProcessMemory.word(at: address + 8)
+        }
+        guard let one = keyOfAFreedBlock(size: 24), let other = keyOfAFreedBlock(size: 72), one == other, one != 0 else {
+            return nil
+        }
         return one
-    }()
+    }
+
+    /// How many blocks a bin of a thread's cache holds at most (glibc's default, `tcache_count`).
+    static let tcacheBinCapacity = 7
 }

@@ -1,0 +1,37 @@
+import Testing
+
+@testable import NodesRetainers
+
+#if canImport(Glibc)
+import Glibc
+
+/// The key of glibc's per-thread cache of freed blocks, which tells a cached block (free) from
+/// one in use: found even when the thread's bins are full, as in a busy process.
+@Suite("Heap index: the thread cache's key")
+struct TcacheKeyTests {
+    @Test func theKeyIsFoundWhenTheBinsOfItsSizesAreFull() throws {
+        // Fill this thread's bins of the probe's two sizes: 8 blocks of each taken (the bin
+        // emptied), then freed: 7 fill the bin, and the last, freed into a full bin, goes to a fast
+        // bin instead, with no key in its second word.
+        var naiveWords: [UInt?] = []
+        for size in [24, 72] {
+            let blocks = (0...HeapIndex.tcacheBinCapacity).compactMap { _ in malloc(size) }
+            try #require(blocks.count == HeapIndex.tcacheBinCapacity + 1)
+            blocks.forEach { memset($0, 0, size) }
+            blocks.forEach { free($0) }
+            naiveWords.append(ProcessMemory.word(at: UInt(bitPattern: blocks[HeapIndex.tcacheBinCapacity]) + 8))
+        }
+        let key = try #require(HeapIndex.probeTcacheKey(), "the probe found the key with full bins")
+        #expect(naiveWords.allSatisfy { $0 != key }, "the bins were full: a block freed then went elsewhere")
+        // The same key as the process's, found once (the bins were as they were then).
+        if let known = HeapIndex.tcacheKey { #expect(known == key) }
+        // And a block freed into a bin with room carries it.
+        let taken = (0..<HeapIndex.tcacheBinCapacity).compactMap { _ in malloc(136) }
+        let probe = try #require(malloc(136))
+        let address = UInt(bitPattern: probe)
+        free(probe)
+        #expect(ProcessMemory.word(at: address + 8) == key)
+        taken.forEach { free($0) }
+    }
+}
+#endif
