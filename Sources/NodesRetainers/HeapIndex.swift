@@ -1,4 +1,5 @@
 import NodesTracking
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -126,8 +127,8 @@ final class HeapIndex {
         starts = carve(blockCapacity, mapping.base == nil ? 64 : layout[3], as: UInt.self)
         sizes = carve(blockCapacity, mapping.base == nil ? 64 : layout[4], as: UInt32.self)
         if mapping.base == nil { fallbackBase = base }
-        // Touch what a walk in a forked child would otherwise use for the first time there.
-        _ = Self.tcacheKey
+        // What a walk in a forked child would otherwise look up for the first time there.
+        tcacheKey = Self.tcacheKey
     }
 
     /// An index of the same blocks for a second thread: the same tables, read only, with caches
@@ -137,6 +138,7 @@ final class HeapIndex {
         snapshot = other.snapshot
         mapping = (nil, 0)
         owner = other
+        tcacheKey = other.tcacheKey
     }
 
     /// The index whose tables this one shares, kept alive by it.
@@ -156,7 +158,7 @@ final class HeapIndex {
     /// Walks the heaps: finds their blocks in use. Allocates nothing.
     func walk() {
         var walker = Walker(
-            tcacheKey: Self.tcacheKey, areas: areas, bitmap: bitmap, starts: starts, sizes: sizes)
+            tcacheKey: tcacheKey, areas: areas, bitmap: bitmap, starts: starts, sizes: sizes)
         for region in snapshot.regions {
             switch region.kind {
             case .mainHeap:
@@ -371,15 +373,27 @@ final class HeapIndex {
     }
 
     /// The key glibc writes into the second word of every block in a thread's cache (one random
-    /// word for the process), read back from a block freed into an empty bin of the calling
-    /// thread's cache, for two sizes (the same word twice); nil where blocks are not cached.
-    static let tcacheKey: UInt? = probeTcacheKey()
+    /// word for the process), as this index's walk takes it (looked up when the index is made).
+    private let tcacheKey: UInt?
 
-    /// Finds ``tcacheKey``. A bin of the cache holds at most 7 blocks (glibc's default), and a
-    /// block freed into a full bin goes elsewhere and keeps other bytes there: so 7 blocks of the
-    /// size are taken first, which empties its bin, before the probe is freed into it. (A probe
-    /// that freed a block straight away found nothing in a busy process whose bins were full, and
-    /// every cached block then passed for one in use: a test run found a path through one.)
+    /// The key, once a probe found it (``probeTcacheKey()``; asked again by each index made
+    /// until then).
+    static var tcacheKey: UInt? {
+        let known = foundTcacheKey.load(ordering: .relaxed)
+        if known != 0 { return known }
+        guard let key = probeTcacheKey() else { return nil }
+        foundTcacheKey.store(key, ordering: .relaxed)
+        return key
+    }
+    private static let foundTcacheKey = Atomic<UInt>(0)
+
+    /// Finds the key: read back from a block freed into an empty bin of the calling thread's
+    /// cache, for three sizes, two of which must agree (a few tries). A bin holds at most 7 blocks
+    /// (glibc's default), and a block freed into a full bin goes elsewhere and keeps other bytes
+    /// there: so 7 blocks of the size are taken first, which empties its bin, before the probe is
+    /// freed into it. (A probe that freed a block straight away found nothing in a busy process
+    /// whose bins were full, and every cached block then passed for one in use: a test run found
+    /// a path through one.)
     static func probeTcacheKey() -> UInt? {
         func keyOfAFreedBlock(size: Int) -> UInt? {
             let drained = (0..<tcacheBinCapacity).compactMap { _ in malloc(size) }
@@ -389,12 +403,13 @@ final class HeapIndex {
             memset(probe, 0, size)
             let address = UInt(bitPattern: probe)
             free(probe)
-            return ProcessMemory.word(at: address + 8)
+            return ProcessMemory.word(at: address + 8).flatMap { $0 == 0 ? nil : $0 }
         }
-        guard let one = keyOfAFreedBlock(size: 24), let other = keyOfAFreedBlock(size: 72), one == other, one != 0 else {
-            return nil
+        for _ in 0..<5 {
+            let found = [24, 72, 136].compactMap(keyOfAFreedBlock(size:))
+            if let key = found.first(where: { key in found.filter { $0 == key }.count >= 2 }) { return key }
         }
-        return one
+        return nil
     }
 
     /// How many blocks a bin of a thread's cache holds at most (glibc's default, `tcache_count`).
