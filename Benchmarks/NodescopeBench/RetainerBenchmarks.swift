@@ -133,7 +133,9 @@ func runRetainerBenchmarks(quick: Bool) -> [ReportRow] {
                 print("retainers (\(kind), \(way.label)): \(path ?? "no frame")")
                 print(
                     "  last run: \(way.inChild ? "fork" : "copy") \(statistics.copyNanos / 1_000_000) ms, heap walk \(statistics.indexNanos / 1_000_000) ms, "
-                        + "search \(statistics.searchNanos / 1_000_000) ms, total \(statistics.elapsedNanos / 1_000_000) ms; "
+                        + "search \(statistics.searchNanos / 1_000_000) ms (of which indexing the holders \(statistics.holdersNanos / 1_000_000) ms; "
+                        + (statistics.scopeBlocks > 0 ? "kept to \(statistics.scopeBlocks) blocks" : "the whole heap")
+                        + "), total \(statistics.elapsedNanos / 1_000_000) ms; "
                         + "\(statistics.blocksReadAhead) of \(statistics.blocksScanned) blocks read ahead; "
                         + String(format: "%d stacks captured in %.2f ms", statistics.stacksCaptured, Double(statistics.captureNanos) / 1e6))
                 rows.append(

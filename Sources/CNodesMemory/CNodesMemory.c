@@ -532,3 +532,115 @@ int cnm_has_popcount(void) {
     return 1;
 #endif
 }
+
+// MARK: Candidate references (the holders' index of a retainer analysis)
+
+static size_t collect_candidates_scalar(const uint64_t *words, size_t count, uint32_t position, uint64_t low0,
+                                        uint64_t span0, uint64_t low1, uint64_t span1, uint32_t *values,
+                                        uint32_t *positions) {
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t word = words[i];
+        // Written whether kept or not: no branch to mispredict on a fifth of the words.
+        values[kept] = (uint32_t)word;
+        positions[kept] = position + (uint32_t)i;
+        kept += ((word & 15) == 0) & ((word - low0 < span0) | (word - low1 < span1));
+    }
+    return kept;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/// Which of four lanes each mask keeps, packed to the front.
+static const uint32_t packing[16][8] = {
+    {0}, {0}, {1}, {0, 1}, {2}, {0, 2}, {1, 2}, {0, 1, 2},
+    {3}, {0, 3}, {1, 3}, {0, 1, 3}, {2, 3}, {0, 2, 3}, {1, 2, 3}, {0, 1, 2, 3},
+};
+
+__attribute__((target("avx2,popcnt"))) static size_t collect_candidates_avx2(
+    const uint64_t *words, size_t count, uint32_t position, uint64_t low0, uint64_t span0, uint64_t low1, uint64_t span1,
+    uint32_t *values, uint32_t *positions) {
+    const __m256i sign = _mm256_set1_epi64x((long long)0x8000000000000000ull);
+    const __m256i vlow0 = _mm256_set1_epi64x((long long)low0), vlow1 = _mm256_set1_epi64x((long long)low1);
+    // Unsigned `d < span` as a signed compare of both with the sign bit flipped.
+    const __m256i vspan0 = _mm256_set1_epi64x((long long)(span0 ^ 0x8000000000000000ull));
+    const __m256i vspan1 = _mm256_set1_epi64x((long long)(span1 ^ 0x8000000000000000ull));
+    const __m256i fifteen = _mm256_set1_epi64x(15), zero = _mm256_setzero_si256();
+    const __m256i lows = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    __m128i at = _mm_add_epi32(_mm_set1_epi32((int)position), _mm_setr_epi32(0, 1, 2, 3));
+    const __m128i four = _mm_set1_epi32(4);
+    size_t kept = 0, i = 0;
+    for (; i + 4 <= count; i += 4) {
+        __m256i word = _mm256_loadu_si256((const __m256i *)(words + i));
+        __m256i in0 = _mm256_cmpgt_epi64(vspan0, _mm256_xor_si256(_mm256_sub_epi64(word, vlow0), sign));
+        __m256i in1 = _mm256_cmpgt_epi64(vspan1, _mm256_xor_si256(_mm256_sub_epi64(word, vlow1), sign));
+        __m256i aligned = _mm256_cmpeq_epi64(_mm256_and_si256(word, fifteen), zero);
+        int mask = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(aligned, _mm256_or_si256(in0, in1))));
+        // The kept lanes' low halves and positions, packed to the front, always stored.
+        __m256i order = _mm256_loadu_si256((const __m256i *)packing[mask]);
+        __m256i low = _mm256_permutevar8x32_epi32(_mm256_permutevar8x32_epi32(word, lows), order);
+        __m256i where = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(at), order);
+        _mm_storeu_si128((__m128i *)(values + kept), _mm256_castsi256_si128(low));
+        _mm_storeu_si128((__m128i *)(positions + kept), _mm256_castsi256_si128(where));
+        kept += (size_t)__builtin_popcount((unsigned)mask);
+        at = _mm_add_epi32(at, four);
+    }
+    return kept + collect_candidates_scalar(words + i, count - i, position + (uint32_t)i, low0, span0, low1, span1,
+                                            values + kept, positions + kept);
+}
+#endif
+
+size_t cnm_collect_candidates(const uint64_t *words, size_t count, uint32_t firstPosition, uint64_t low0, uint64_t span0,
+                              uint64_t low1, uint64_t span1, uint32_t *values, uint32_t *positions) {
+#if defined(__x86_64__)
+    static int hasAVX2 = -1;
+    if (hasAVX2 < 0) hasAVX2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    if (hasAVX2) return collect_candidates_avx2(words, count, firstPosition, low0, span0, low1, span1, values, positions);
+#endif
+    return collect_candidates_scalar(words, count, firstPosition, low0, span0, low1, span1, values, positions);
+}
+
+size_t cnm_find_candidates(const uint32_t *values, size_t count, const uint32_t *wanted, size_t wantedCount,
+                           uint32_t *found, size_t capacity) {
+    size_t hits = 0;
+    size_t i = 0;
+#if defined(__x86_64__)
+    if (wantedCount <= 8) {
+        // Four values at a time against each wanted one (SSE2, every x86-64 processor).
+        __m128i want[8];
+        for (size_t w = 0; w < 8; w++) want[w] = _mm_set1_epi32((int)wanted[w < wantedCount ? w : 0]);
+        for (; i + 4 <= count; i += 4) {
+            __m128i value = _mm_loadu_si128((const __m128i *)(values + i));
+            __m128i any = _mm_cmpeq_epi32(value, want[0]);
+            for (size_t w = 1; w < wantedCount; w++) any = _mm_or_si128(any, _mm_cmpeq_epi32(value, want[w]));
+            int mask = _mm_movemask_ps(_mm_castsi128_ps(any));
+            while (mask) {
+                int lane = __builtin_ctz((unsigned)mask);
+                if (hits < capacity) found[hits] = (uint32_t)(i + (size_t)lane);
+                hits++;
+                mask &= mask - 1;
+            }
+        }
+    }
+#endif
+    // One bit per value's hash, then an exact test of the few that pass.
+    uint64_t filter[1024] = {0};
+    for (size_t w = 0; w < wantedCount; w++) {
+        uint32_t key = (wanted[w] >> 4) * 2654435761u >> 16;
+        filter[key >> 6] |= (uint64_t)1 << (key & 63);
+    }
+    for (; i < count; i++) {
+        uint32_t key = (values[i] >> 4) * 2654435761u >> 16;
+        if (!((filter[key >> 6] >> (key & 63)) & 1)) continue;
+        size_t lower = 0, upper = wantedCount;
+        while (lower < upper) {
+            size_t middle = (lower + upper) / 2;
+            if (wanted[middle] < values[i]) lower = middle + 1; else upper = middle;
+        }
+        if (lower == wantedCount || wanted[lower] != values[i]) continue;
+        if (hits < capacity) found[hits] = (uint32_t)i;
+        hits++;
+    }
+    return hits;
+}

@@ -219,6 +219,32 @@ final class HeapIndex {
         return area.firstBlock + Int32(entry.rank) + Int32(ProcessMemory.bitCount(entry.bits & (bit &- 1), inOne: countsInOne))
     }
 
+    /// The block in use whose bytes hold `address` (from its start to its usable size), or -1.
+    func block(containing address: UInt) -> Int32 {
+        let summary = self.summary.pointee
+        guard address >= summary.low, address < summary.high else { return -1 }
+        var lower = 0
+        var upper = summary.areaCount
+        while lower < upper {
+            let middle = (lower + upper) >> 1
+            if areas[middle].end <= address { lower = middle + 1 } else { upper = middle }
+        }
+        guard lower < summary.areaCount, areas[lower].start <= address else { return -1 }
+        let area = areas[lower]
+        let granule = Int((address - area.start) >> 4)
+        var word = area.bitmapOffset + (granule >> 6)
+        // The starts at or below the address in its bitmap word, else the last start before it.
+        var bits = bitmap[word].bits & (UInt64.max >> UInt64(63 - (granule & 63)))
+        while bits == 0 {
+            guard word > area.bitmapOffset else { return -1 }
+            word -= 1
+            bits = bitmap[word].bits
+        }
+        let block =
+            area.firstBlock + Int32(bitmap[word].rank) + Int32(ProcessMemory.bitCount(bits, inOne: countsInOne)) - 1
+        return address < starts[Int(block)] + UInt(sizes[Int(block)]) ? block : -1
+    }
+
     /// The copy of block `block`, and how many of its bytes were copied.
     @inline(__always)
     func contents(of block: Int32) -> (base: UnsafeRawPointer, size: Int) {

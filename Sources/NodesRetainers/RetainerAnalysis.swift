@@ -111,6 +111,10 @@ package final class RetainerAnalysis {
         /// When the search reads blocks on a second thread ahead of it (``ReadAhead``), where it
         /// has thousands of blocks to enter.
         package var readsAhead = ReadingAhead.whenAProcessorIsFree
+        /// Whether the search is first kept to the blocks that may lead to its targets, found
+        /// backwards from them (``BackwardScope``); else it goes forward over the whole heap.
+        /// Both find the same paths.
+        package var searchesBackwards = true
 
         /// The default bounds.
         package init() {}
@@ -159,6 +163,11 @@ package final class RetainerAnalysis {
         package var stacksCaptured = 0
         /// How long that took: the longest any thread was stopped.
         package var captureNanos: UInt64 = 0
+        /// How long indexing the holders took (``HolderIndex``), where the search was first kept
+        /// to the blocks that may lead to its targets.
+        package var holdersNanos: UInt64 = 0
+        /// The blocks the search was kept to, or 0 where it searched the whole heap.
+        package var scopeBlocks = 0
     }
 
     /// The bounds in force.
@@ -383,13 +392,15 @@ package final class RetainerAnalysis {
         put(UInt64(statistics.stacksCaptured))
         put(statistics.captureNanos)
         put(UInt64(statistics.blocksReadAhead))
+        put(statistics.holdersNanos)
+        put(UInt64(statistics.scopeBlocks))
         put(UInt64(frames.count))
         for frame in frames { bytes += FrameEncoder.encoded(.retainers(frame)) }
         return bytes
     }
 
     private static func decode(_ bytes: [UInt8]) -> ([RetainersFrame], Statistics)? {
-        guard bytes.count >= 80 else { return nil }
+        guard bytes.count >= 96 else { return nil }
         func word(_ index: Int) -> UInt64 {
             bytes[index * 8..<index * 8 + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
         }
@@ -403,9 +414,11 @@ package final class RetainerAnalysis {
         statistics.stacksCaptured = Int(clamping: word(6))
         statistics.captureNanos = word(7)
         statistics.blocksReadAhead = Int(clamping: word(8))
-        let count = word(9)
+        statistics.holdersNanos = word(9)
+        statistics.scopeBlocks = Int(clamping: word(10))
+        let count = word(11)
         var decoder = FrameDecoder()
-        decoder.feed(bytes[80...])
+        decoder.feed(bytes[96...])
         var frames: [RetainersFrame] = []
         while UInt64(frames.count) < count {
             guard case .retainers(let frame)? = try? decoder.next() else { return nil }
@@ -416,6 +429,47 @@ package final class RetainerAnalysis {
     #endif
 
     #if os(Linux)
+    /// The first phase of the search kept to the blocks that may lead to `targets`
+    /// (``BackwardScope``), grown a level at a time until it finds what a search of the whole
+    /// heap would, and whether the scope left out tasks (then a phase that enters them needs the
+    /// whole heap); nil where the scope grows too large or too deep, the holders cannot be
+    /// indexed, or a third of the time left is spent: the whole heap is then searched.
+    private func searchWithinScope(
+        of targets: [Int32], graph: HeapGraph, attached: [NodeObject], includingTasks: Bool, deadline: UInt64,
+        searchFromRoots: (BackwardScope?) -> RetainerSearch
+    ) -> (search: RetainerSearch, leftOutTasks: Bool)? {
+        let before = clock()
+        guard !targets.isEmpty, let holders = HolderIndex(snapshot: graph.snapshot) else { return nil }
+        lastRun.holdersNanos = clock() &- before
+        // A third of the time left at most, so that the whole heap's search has the rest.
+        let giveUp = clock() &+ (deadline > clock() ? (deadline &- clock()) / 3 : 0)
+        var scope = BackwardScope(
+            targets: targets, holders: holders, graph: graph, attached: attached, includingTasks: includingTasks)
+        while clock() < giveUp, scope.level < Self.scopeLevels {
+            switch scope.extend() {
+            case .tooLarge:
+                return nil
+            case .complete:
+                // Complete but for the tasks it may have left out: enough for every phase that
+                // does not enter tasks (the first, the cycles); the caller goes on from there.
+                lastRun.scopeBlocks = scope.blocks.count
+                return (searchFromRoots(scope), scope.leftOutTasks)
+            case .grew(let metRoots):
+                guard metRoots else { continue }
+                let search = searchFromRoots(scope)
+                if search.reachesAll(targets, within: scope.level) {
+                    lastRun.scopeBlocks = scope.blocks.count
+                    return (search, false)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The most levels a scope grows to before the search goes forward over the whole heap
+    /// instead: a path longer than that is rare, and a chain of holders that long is a list.
+    private static let scopeLevels = 256
+
     /// The analysis proper, once the memory is in hand (copied, or in place in a forked child)
     /// and its heaps indexed: the searches and the naming of the paths.
     private func examine(
@@ -456,50 +510,52 @@ package final class RetainerAnalysis {
             detachedObjects[block] = object.nodeID
             if let role = object.role { roles[block] = role }
         }
-        let search = RetainerSearch(
-            graph: graph, targets: Array(located.values), attached: attached, detached: Array(detachedObjects.keys),
-            excluded: StdioBuffers.blocks(read: snapshot.word(at:), index: index), deadline: deadline, clock: clock,
-            readsAhead: limits.readsAhead)
         let isRuntimeCache = globals.runtimeCacheTest(map: snapshot.map)
-        search.addWords(of: { if case .imageData = $0 { true } else { false } }, isRoot: { !isRuntimeCache($0, $1) })
-        search.run()
-        let rootedCutShort = search.cutShort
-
-        var paths: [Int: (path: RetainerSearch.Path, isCycle: Bool)] = [:]
-        for (position, block) in located {
-            if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
-        }
-        var cycleMembers: [Int32: Int] = [:]
-        // For an exit's settlement, the stacks and the tasks before the cycles: a cycle that a
-        // stack or a running task reaches is not a cycle that nothing reaches (the thread or the
-        // task may still let it go), so its objects get the path from there, which proves no leak.
-        var stacksSearched = false
-        if stacksFirst, !rootedCutShort, located.contains(where: { paths[$0.key] == nil }) {
-            stacksSearched = true
-            search.enterTasks()
-            search.addWords { if case .stack = $0 { true } else { false } }
+        let excluded = StdioBuffers.blocks(read: snapshot.word(at:), index: index)
+        let targetBlocks = Array(located.values)
+        // The first phase: from the objects of attached nodes and the images' data.
+        func searchFromRoots(within scope: BackwardScope?) -> RetainerSearch {
+            let search = RetainerSearch(
+                graph: graph, targets: targetBlocks, attached: attached, detached: Array(detachedObjects.keys),
+                excluded: excluded, within: scope, deadline: deadline, clock: clock, readsAhead: limits.readsAhead)
+            search.addWords(of: { if case .imageData = $0 { true } else { false } }, isRoot: { !isRuntimeCache($0, $1) })
             search.run()
-            for (position, block) in located where paths[position] == nil {
+            return search
+        }
+        let scoped =
+            limits.searchesBackwards
+            ? searchWithinScope(
+                of: targetBlocks, graph: graph, attached: attached, includingTasks: stacksFirst, deadline: deadline,
+                searchFromRoots: searchFromRoots) : nil
+        var search = scoped?.search ?? searchFromRoots(within: nil)
+        var found = phases(of: search, leftOutTasks: scoped?.leftOutTasks ?? false)
+        if found == nil {
+            // The phase that enters tasks needs every holder of a task, which the scope left out:
+            // the whole heap, from the start.
+            lastRun.scopeBlocks = 0
+            search = searchFromRoots(within: nil)
+            found = phases(of: search, leftOutTasks: false)
+        }
+        let (paths, cycleMembers) = found ?? ([:], [:])
+
+        /// The phases of the search after the first (`search`, run): the stacks and tasks, the
+        /// cycles; nil where it comes to the stacks and tasks with `leftOutTasks`.
+        func phases(
+            of search: RetainerSearch, leftOutTasks: Bool
+        ) -> ([Int: (path: RetainerSearch.Path, isCycle: Bool)], [Int32: Int])? {
+            let rootedCutShort = search.cutShort
+            var paths: [Int: (path: RetainerSearch.Path, isCycle: Bool)] = [:]
+            for (position, block) in located {
                 if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
             }
-        }
-        if !rootedCutShort, !search.cutShort {
-            for (position, block) in located.sorted(by: { $0.key < $1.key }) where paths[position] == nil {
-                guard let cycle = search.cycle(through: block) else { continue }
-                paths[position] = (cycle, true)
-                cycleMembers[block] = position
-            }
-            // An object that is on no cycle itself but that a cycle holds (the router of an
-            // interactor in a cycle): reached from the objects on cycles.
-            if !search.cutShort, !cycleMembers.isEmpty, located.contains(where: { paths[$0.key] == nil }) {
-                search.addCycleMembers(cycleMembers.keys.sorted())
-                search.run()
-                for (position, block) in located where paths[position] == nil {
-                    if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
-                }
-            }
-            // Live, the stacks and the tasks after the cycles, for what no cycle explains.
-            if !stacksSearched, !search.cutShort, located.contains(where: { paths[$0.key] == nil }) {
+            var cycleMembers: [Int32: Int] = [:]
+            // For an exit's settlement, the stacks and the tasks before the cycles: a cycle that a
+            // stack or a running task reaches is not a cycle that nothing reaches (the thread or the
+            // task may still let it go), so its objects get the path from there, which proves no leak.
+            var stacksSearched = false
+            if stacksFirst, !rootedCutShort, located.contains(where: { paths[$0.key] == nil }) {
+                guard !leftOutTasks else { return nil }
+                stacksSearched = true
                 search.enterTasks()
                 search.addWords { if case .stack = $0 { true } else { false } }
                 search.run()
@@ -507,6 +563,33 @@ package final class RetainerAnalysis {
                     if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
                 }
             }
+            if !rootedCutShort, !search.cutShort {
+                for (position, block) in located.sorted(by: { $0.key < $1.key }) where paths[position] == nil {
+                    guard let cycle = search.cycle(through: block) else { continue }
+                    paths[position] = (cycle, true)
+                    cycleMembers[block] = position
+                }
+                // An object that is on no cycle itself but that a cycle holds (the router of an
+                // interactor in a cycle): reached from the objects on cycles.
+                if !search.cutShort, !cycleMembers.isEmpty, located.contains(where: { paths[$0.key] == nil }) {
+                    search.addCycleMembers(cycleMembers.keys.sorted())
+                    search.run()
+                    for (position, block) in located where paths[position] == nil {
+                        if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
+                    }
+                }
+                // Live, the stacks and the tasks after the cycles, for what no cycle explains.
+                if !stacksSearched, !search.cutShort, located.contains(where: { paths[$0.key] == nil }) {
+                    guard !leftOutTasks else { return nil }
+                    search.enterTasks()
+                    search.addWords { if case .stack = $0 { true } else { false } }
+                    search.run()
+                    for (position, block) in located where paths[position] == nil {
+                        if let path = search.pathFromRoot(to: block) { paths[position] = (path, false) }
+                    }
+                }
+            }
+            return (paths, cycleMembers)
         }
         lastRun.blocksScanned = search.blocksScanned
         lastRun.blocksReadAhead = search.blocksReadAhead

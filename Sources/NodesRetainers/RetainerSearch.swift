@@ -93,7 +93,7 @@ final class RetainerSearch {
     /// The blocks of `excluded` are never entered (memory that holds bytes, not references).
     init(
         graph: HeapGraph, targets: [Int32], attached: [RetainerAnalysis.NodeObject], detached: [Int32],
-        excluded: [Int32] = [], deadline: UInt64, clock: @escaping () -> UInt64,
+        excluded: [Int32] = [], within scope: BackwardScope? = nil, deadline: UInt64, clock: @escaping () -> UInt64,
         readsAhead: RetainerAnalysis.ReadingAhead = .whenAProcessorIsFree
     ) {
         self.graph = graph
@@ -107,6 +107,13 @@ final class RetainerSearch {
         // Read only for blocks reached, which are written first: never filled.
         via = tables.zeroed(count, as: Link.self)
         queue = tables.zeroed(count, as: Int32.self)
+        // Kept to a scope: every other block is never entered, as if it held bytes.
+        self.scope = scope?.addresses
+        scopeWords = scope?.rootWords
+        if let scope {
+            flags.initialize(repeating: Self.excluded)
+            for block in scope.blocks { flags[Int(block)] = 0 }
+        }
         for target in targets where flags[Int(target)] & Self.target == 0 {
             flags[Int(target)] |= Self.target
             targetsLeft += 1
@@ -115,11 +122,18 @@ final class RetainerSearch {
         for block in detached { flags[Int(block)] |= Self.notRoot }
         let index = graph.index
         let skipped = Self.reached | Self.target | Self.notRoot
+        // Kept to a scope, only its attached objects (in their order); else every one.
+        let inScope = scope?.attachedPositions()
         attached.withUnsafeBufferPointer { objects in
-            for position in objects.indices {
+            func add(_ position: Int) {
                 let block = index.block(at: objects[position].address.address)
-                guard block >= 0, flags[Int(block)] & skipped == 0 else { continue }
+                guard block >= 0, flags[Int(block)] & skipped == 0 else { return }
                 reach(block, from: -2 - Int32(position), offset: 0)
+            }
+            if let inScope {
+                for position in inScope { add(position) }
+            } else {
+                for position in objects.indices { add(position) }
             }
         }
         for block in detached { flags[Int(block)] &= ~Self.notRoot }
@@ -127,6 +141,11 @@ final class RetainerSearch {
 
     /// Where the per-block tables are.
     private let tables = ZeroedTables()
+    /// The addresses of the blocks the search is kept to (``BackwardScope``), if it is, and the
+    /// words of the images' data and of the stacks that hold one of them (region, offset), in
+    /// the order of the snapshot.
+    private let scope: AddressSet?
+    private let scopeWords: [(region: Int, offset: Int)]?
 
     /// Whether `block` was reached from a root.
     func isReached(_ block: Int32) -> Bool { flags[Int(block)] & Self.reached != 0 }
@@ -174,9 +193,34 @@ final class RetainerSearch {
     /// of no known shape (neither an object nor a collection nor a closure's context).
     func addWords(of include: (MemorySnapshot.Kind) -> Bool, isRoot: ((UInt, String) -> Bool)? = nil) {
         let index = graph.index
+        let regions = graph.snapshot.regions
         // The metadata allocator's first pool is in the runtime's data: its free part is no root.
         let free = graph.metadataPoolFree ?? 0..<0
-        for (position, region) in graph.snapshot.regions.enumerated() where include(region.kind) {
+        func consider(_ position: Int, word: Int) {
+            let region = regions[position]
+            let value = region.copy.load(fromByteOffset: word * 8, as: UInt.self)
+            guard value & 15 == 0 else { return }
+            let block = index.block(at: value)
+            if block >= 0, flags[Int(block)] & (Self.reached | Self.excluded) == 0,
+                isRoot.map({ isRoot in
+                    // Only a block of no known shape may be the runtime's (a pool, a cache).
+                    guard case .imageData(let path) = region.kind, case .plain = graph.shape(of: block) else { return true }
+                    return isRoot(region.start + UInt(word * 8), path)
+                }) ?? true
+            {
+                reach(block, from: add(.word(address: region.start + UInt(word * 8), region: position)), offset: 0)
+            }
+        }
+        // Kept to a scope: only the words that hold one of its blocks, which the scope found, in
+        // the same order.
+        if let scopeWords {
+            for (position, offset) in scopeWords where include(regions[position].kind) {
+                guard !free.contains(regions[position].start + UInt(offset)) else { continue }
+                consider(position, word: offset / 8)
+            }
+            return
+        }
+        for (position, region) in regions.enumerated() where include(region.kind) {
             let words = Int(region.end - region.start) / 8
             var word = 0
             while word < words {
@@ -188,19 +232,7 @@ final class RetainerSearch {
                     cutShort = true
                     return
                 }
-                let value = region.copy.load(fromByteOffset: word * 8, as: UInt.self)
-                if value & 15 == 0 {
-                    let block = index.block(at: value)
-                    if block >= 0, flags[Int(block)] & (Self.reached | Self.excluded) == 0,
-                        isRoot.map({ isRoot in
-                            // Only a block of no known shape may be the runtime's (a pool, a cache).
-                            guard case .imageData(let path) = region.kind, case .plain = graph.shape(of: block) else { return true }
-                            return isRoot(region.start + UInt(word * 8), path)
-                        }) ?? true
-                    {
-                        reach(block, from: add(.word(address: region.start + UInt(word * 8), region: position)), offset: 0)
-                    }
-                }
+                consider(position, word: word)
                 word += 1
             }
         }
@@ -215,12 +247,25 @@ final class RetainerSearch {
         while true {
             runAlongCertainReferences()
             guard !cutShort, targetsLeft > 0, !doubtful.isEmpty else { return }
+            followedDoubtful = true
             let waiting = doubtful
             doubtful.removeAll(keepingCapacity: true)
             for link in waiting where flags[Int(link.target)] & (Self.reached | Self.excluded) == 0 {
                 reach(link.target, from: link.holder, offset: Int(link.offset))
             }
         }
+    }
+
+    /// Whether a run followed the references of doubtful words (none was left without them).
+    @exclusivity(unchecked) private(set) var followedDoubtful = false
+
+    /// Whether this search's first phase, kept to a ``BackwardScope`` of `levels` levels that is
+    /// not complete yet, found for every one of `targets` the path that a search of the whole
+    /// heap finds: a path of at most `levels` references, found before any doubtful word was
+    /// followed.
+    func reachesAll(_ targets: [Int32], within levels: Int) -> Bool {
+        guard !cutShort, !followedDoubtful else { return false }
+        return targets.allSatisfy { target in pathFromRoot(to: target).map { $0.edges.count <= levels } ?? false }
     }
 
     /// The references met in doubtful words, not followed yet.

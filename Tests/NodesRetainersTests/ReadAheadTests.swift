@@ -10,7 +10,10 @@ extension RetainerAnalysisTests {
     /// copied. Thousands of attached nodes, each with an object of its own, fill the search's
     /// queue enough for the reader to start (``ReadAhead/leastBlocks``); the statistics say it did.
     /// And where the reader stalls (as one that loses its processor), the search gives way and
-    /// goes on alone from the block it waited for, finding the same.
+    /// goes on alone from the block it waited for, finding the same. The search kept to the
+    /// blocks that may lead to the targets, found backwards (``BackwardScope``, the default),
+    /// finds the same again: a holder path, a cycle, and a real path chosen over a leftover word
+    /// that is shorter, which a scope of fewer levels must not take.
     @Test(arguments: [true, false])
     func aSecondThreadReadingAheadFindsWhatOneThreadFinds(inChild: Bool) throws {
         let nodes = (0..<6_000).map { _ in ChainLink() }
@@ -44,6 +47,7 @@ extension RetainerAnalysisTests {
         // Whatever the load of the machine that runs the tests: always, or never.
         let ways: [(name: String, way: RetainerAnalysis.ReadingAhead)] = [
             ("reading ahead", .always), ("stalling", .stallingAfter(blocks: 1_000)), ("one thread", .never),
+            ("kept to a scope", .always),
         ]
         for (name, way) in ways {
             var limits = RetainerAnalysis.Limits()
@@ -51,11 +55,20 @@ extension RetainerAnalysisTests {
             limits.timePerBatchNanos = 60_000_000_000
             limits.analyzesInChild = inChild
             limits.readsAhead = way
+            limits.searchesBackwards = name == "kept to a scope"
             let analysis = RetainerAnalysis(limits: limits)
             let frames = analysis.explain(targets, attached: attached, detached: detached)
             #expect(frames.count == 3)
             let run = analysis.lastRun
+            if limits.searchesBackwards {
+                // Hundreds of blocks at most, not the thousands of the heap, and none read ahead.
+                #expect(run.scopeBlocks > 0 && run.scopeBlocks < 1_000 && run.blocksScanned < 1_000, "\(run)")
+                #expect(run.blocksReadAhead == 0, "\(run)")
+            } else {
+                #expect(run.scopeBlocks == 0, "\(run)")
+            }
             switch way {
+            case _ where limits.searchesBackwards: break
             case .always: #expect(run.blocksReadAhead >= nodes.count, "\(run)")
             case .stallingAfter:
                 // Read ahead until the stall (what was not handed over yet is read again), then alone.
@@ -77,6 +90,7 @@ extension RetainerAnalysisTests {
             ], "\(one)")
         #expect(found["reading ahead"] == one)
         #expect(found["stalling"] == one)
+        #expect(found["kept to a scope"] == one)
         withExtendedLifetime((nodes, held, holderLink, cycleHead, cycleBack, slot, leftover, head, middle, last, first, second)) {}
     }
 }

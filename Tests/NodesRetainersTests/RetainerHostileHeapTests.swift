@@ -83,15 +83,21 @@ extension RetainerAnalysisTests {
         withExtendedLifetime((front, back, owner, context)) {}
     }
 
-    @Test func anAnalysisPastItsTimeBoundStopsAndSaysSo() throws {
+    /// Both ways: the whole heap's search (50 ms for one object, past after a few dozen
+    /// readings of the clock), and the search kept to a scope (5 ms: past before the scope is
+    /// grown, so that the whole heap's search it falls back on has no time left either).
+    @Test(arguments: [false, true])
+    func anAnalysisPastItsTimeBoundStopsAndSaysSo(backwards: Bool) throws {
         let front = CycleFront()
         let back = CycleBack()
         front.back = back
         back.front = front
-        // 50 ms for one object (no floor here); each reading of this clock is a millisecond later.
+        // No floor here; each reading of this clock is a millisecond later.
         let clock = SteppingClock()
         var limits = RetainerAnalysis.Limits()
         limits.leastTimePerBatchNanos = 0
+        limits.searchesBackwards = backwards
+        if backwards { limits.timePerObjectNanos = 5_000_000 }
         let analysis = RetainerAnalysis(limits: limits, clock: { clock.read() })
         let frames = analysis.explain([RetainerAnalysis.Target(front, nodeID: 1, objectIndex: 0)], attached: [], detached: [])
         let frame = try #require(frames.first)

@@ -12,17 +12,15 @@ struct TcacheKeyTests {
     @Test func theKeyIsFoundWhenTheBinsOfItsSizesAreFull() throws {
         // Fill this thread's bins of the probe's two sizes: 8 blocks of each taken (the bin
         // emptied), then freed: 7 fill the bin, and the last, freed into a full bin, goes to a fast
-        // bin instead, with no key in its second word.
-        var naiveWords: [UInt?] = []
+        // bin instead, with no key in its second word. (Whether glibc did so is not checked here:
+        // beside parallel tests, something else on this thread may take from a bin meanwhile.)
         for size in [24, 72] {
             let blocks = (0...HeapIndex.tcacheBinCapacity).compactMap { _ in malloc(size) }
             try #require(blocks.count == HeapIndex.tcacheBinCapacity + 1)
             blocks.forEach { memset($0, 0, size) }
             blocks.forEach { free($0) }
-            naiveWords.append(ProcessMemory.word(at: UInt(bitPattern: blocks[HeapIndex.tcacheBinCapacity]) + 8))
         }
         let key = try #require(HeapIndex.probeTcacheKey(), "the probe found the key with full bins")
-        #expect(naiveWords.allSatisfy { $0 != key }, "the bins were full: a block freed then went elsewhere")
         // The same key as the process's, found once (the bins were as they were then).
         if let known = HeapIndex.tcacheKey { #expect(known == key) }
     }

@@ -148,6 +148,22 @@ static inline uint32_t cnm_popcount(uint64_t word) {
 #endif
 }
 
+/// The words of `words[0..<count]` that may be references to a heap block: 16-byte aligned, and
+/// in `[low0, low0 + span0)` or `[low1, low1 + span1)`. Of each, its low 32 bits are appended to
+/// `values` and its position (counted from `firstPosition`) to `positions`. Both must have room
+/// for `count + 4` entries (entries are written at the end, then kept or not). Returns how many
+/// were appended. Reads the words in order, with vector instructions where the processor has
+/// them (AVX2).
+size_t cnm_collect_candidates(const uint64_t *words, size_t count, uint32_t firstPosition, uint64_t low0, uint64_t span0,
+                              uint64_t low1, uint64_t span1, uint32_t *values, uint32_t *positions);
+
+/// The indices of the entries of `values[0..<count]` equal to one of `wanted[0..<wantedCount]`
+/// (in ascending order),
+/// in order, into `found` (room for `capacity`). Returns how many there are, which may be more
+/// than `capacity` (then only the first `capacity` are written).
+size_t cnm_find_candidates(const uint32_t *values, size_t count, const uint32_t *wanted, size_t wantedCount,
+                           uint32_t *found, size_t capacity);
+
 /// The Swift runtime's demangler (exported by libswiftCore): returns a malloc'd string, or NULL
 /// when `mangledName` is not a Swift symbol.
 char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *outputBuffer, size_t *outputBufferSize,
