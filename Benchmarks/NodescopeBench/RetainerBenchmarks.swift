@@ -84,15 +84,20 @@ func runRetainerBenchmarks(quick: Bool) -> [ReportRow] {
         // reads the memory in place (the default), with a second thread reading the blocks'
         // references ahead of the search (the default) and without; and copied on the calling
         // thread (`NODESCOPE_RETAINER_FORK=0`, or where a fork is refused).
+        // And the search kept to the blocks that may lead to the leak (the default), against the
+        // search of the whole heap (`Limits.searchesBackwards = false`).
         struct Way: Hashable {
             var inChild: Bool
             var readsAhead: Bool
+            var backwards: Bool
             var label: String {
-                (inChild ? "in a forked child" : "copied") + (readsAhead ? "" : ", the search on one thread")
+                (inChild ? "in a forked child" : "copied") + (backwards ? "" : ", the whole heap searched")
+                    + (readsAhead ? "" : " on one thread")
             }
         }
         let ways = [
-            Way(inChild: true, readsAhead: true), Way(inChild: true, readsAhead: false), Way(inChild: false, readsAhead: true),
+            Way(inChild: true, readsAhead: true, backwards: true), Way(inChild: true, readsAhead: true, backwards: false),
+            Way(inChild: true, readsAhead: false, backwards: false), Way(inChild: false, readsAhead: true, backwards: true),
         ]
         for kind in ["holder", "cycle"] {
             var times: [Way: [Double]] = [:]
@@ -105,6 +110,7 @@ func runRetainerBenchmarks(quick: Bool) -> [ReportRow] {
                     unbounded.timePerBatchNanos = 60_000_000_000
                     unbounded.analyzesInChild = way.inChild
                     unbounded.readsAhead = way.readsAhead ? .whenAProcessorIsFree : .never
+                    unbounded.searchesBackwards = way.backwards
                     let analysis = RetainerAnalysis(limits: unbounded)
                     leak(kind)
                     let start = DispatchTime.now().uptimeNanoseconds
@@ -113,17 +119,18 @@ func runRetainerBenchmarks(quick: Bool) -> [ReportRow] {
                     last[way] = (analysis.lastRun, frame)
                 }
             }
-            if let oneThread = times[ways[1]], let twoThreads = times[ways[0]] {
-                // Turn by turn: the two threads' time over one thread's, in the same turn.
-                let ratios = zip(twoThreads, oneThread).dropFirst().map { $0 / $1 }.sorted()
-                print(
-                    "retainers (\(kind)): read ahead / one thread, turn by turn: "
-                        + ratios.map { String(format: "%.2f", $0) }.joined(separator: " "))
+            // Turn by turn: one way's time over another's, in the same turn.
+            func ratios(_ numerator: Way, _ denominator: Way, _ label: String, target: String) {
+                guard let over = times[numerator], let under = times[denominator] else { return }
+                let ratios = zip(over, under).dropFirst().map { $0 / $1 }.sorted()
+                print("retainers (\(kind)): \(label), turn by turn: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " "))
                 rows.append(
                     ReportRow(
-                        name: "retainer analysis, \(kind) leak, a second thread reading ahead against one thread (in a forked child)",
-                        figure: String(format: "%.2f× median, turn by turn", ratios[ratios.count / 2]), target: "below 1"))
+                        name: "retainer analysis, \(kind) leak, \(label) (in a forked child)",
+                        figure: String(format: "%.2f× median, turn by turn", ratios[ratios.count / 2]), target: target))
             }
+            ratios(ways[0], ways[1], "kept to a scope against the whole heap searched", target: "below 1")
+            ratios(ways[1], ways[2], "the whole heap searched: a second thread reading ahead against one thread", target: "below 1")
             for way in ways {
                 guard var measured = times[way], let (statistics, frame) = last[way] else { continue }
                 let first = measured.removeFirst()
