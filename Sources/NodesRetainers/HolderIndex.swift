@@ -33,8 +33,12 @@ final class HolderIndex {
     private let values: UnsafeMutablePointer<UInt32>
     private let positions: UnsafeMutablePointer<UInt32>
     private let mapping: (base: UnsafeMutableRawPointer, length: Int)
-    /// The candidates kept.
-    let count: Int
+    /// The two spans of addresses that cover every heap.
+    private let spans: (low0: UInt, span0: UInt, low1: UInt, span1: UInt)
+    /// The candidates kept: where each part begins in the buffers, and how many (one part).
+    private var parts: [(first: Int, count: Int)] = []
+    /// The number of words in the snapshot's regions.
+    private let words: Int
 
     /// The index of `snapshot`'s words, or nil when there is nothing to index or no memory for it
     /// (more than 2^32 words, or a refused mapping): the search then goes forward alone.
@@ -77,18 +81,32 @@ final class HolderIndex {
         mapping = (base, length)
         values = base.bindMemory(to: UInt32.self, capacity: capacity)
         positions = (base + capacity * 4).bindMemory(to: UInt32.self, capacity: capacity)
-        var kept = 0
-        for segment in segments {
-            let region = snapshot.regions[segment.region]
-            kept += cnm_collect_candidates(
-                region.copy.assumingMemoryBound(to: UInt64.self), segment.words, segment.firstPosition, UInt64(low0),
-                UInt64(span0), UInt64(low1), UInt64(span1), values + kept, positions + kept)
-        }
-        count = kept
+        spans = (low0, span0, low1, span1)
+        self.words = words
     }
 
     deinit {
         munmap(mapping.base, mapping.length)
+    }
+
+    /// Collects the candidates, once. (Two threads sharing the pass measured no faster on this
+    /// machine: the pass is bound by memory, which they share.)
+    func collect() {
+        guard parts.isEmpty else { return }
+        parts = [(0, collect(segments[...], at: 0))]
+    }
+
+    /// Collects the candidates of `segments` into the buffers from `first` on: how many.
+    private func collect(_ segments: ArraySlice<Segment>, at first: Int) -> Int {
+        var kept = 0
+        for segment in segments {
+            let region = snapshot.regions[segment.region]
+            kept += cnm_collect_candidates(
+                region.copy.assumingMemoryBound(to: UInt64.self), segment.words, segment.firstPosition, UInt64(spans.low0),
+                UInt64(spans.span0), UInt64(spans.low1), UInt64(spans.span1), values + first + kept,
+                positions + first + kept)
+        }
+        return kept
     }
 
     /// Calls `body` with each of `wanted` that a word holds, the region of the word (its index in
@@ -97,22 +115,27 @@ final class HolderIndex {
     func forEachHolder(ofAny wanted: [UInt], _ body: (_ value: UInt, _ region: Int, _ offset: Int) -> Void) {
         guard !wanted.isEmpty else { return }
         let lows = Array(Set(wanted.map { UInt32(truncatingIfNeeded: $0) })).sorted()
-        var capacity = 1_024
-        var found = [UInt32](repeating: 0, count: capacity)
-        var hits = 0
-        while true {
-            hits = found.withUnsafeMutableBufferPointer { found in
-                cnm_find_candidates(values, count, lows, lows.count, found.baseAddress, capacity)
+        // The entries of each part that match, as indices into the buffers.
+        var matches: [Int] = []
+        for (first, count) in parts {
+            var capacity = 1_024
+            var found = [UInt32](repeating: 0, count: capacity)
+            var hits = 0
+            while true {
+                hits = found.withUnsafeMutableBufferPointer { found in
+                    cnm_find_candidates(values + first, count, lows, lows.count, found.baseAddress, capacity)
+                }
+                guard hits > capacity else { break }
+                capacity = hits
+                found = [UInt32](repeating: 0, count: capacity)
             }
-            guard hits > capacity else { break }
-            capacity = hits
-            found = [UInt32](repeating: 0, count: capacity)
+            matches += found[0..<hits].map { first + Int($0) }
         }
         let exact = wanted.count > 16 ? Set(wanted) : nil
         let regions = snapshot.regions
         var segment = 0
-        for hit in found[0..<hits] {
-            let position = positions[Int(hit)]
+        for hit in matches {
+            let position = positions[hit]
             if position < segments[segment].firstPosition || position - segments[segment].firstPosition >= segments[segment].words {
                 segment = self.segment(of: position)
             }
