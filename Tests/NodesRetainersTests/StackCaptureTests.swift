@@ -132,6 +132,11 @@ final class BlockedSender: @unchecked Sendable {
 
     func start() {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return }
+        // A small buffer: the send blocks after a few kilobytes rather than after copying the
+        // default 200-odd kilobytes, running, which is when another test's analysis beside this
+        // one could interrupt it (a full run once cut the send at 438,528 bytes that way).
+        var small: Int32 = 4_096
+        _ = setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         started = true
         let argument = Unmanaged.passRetained(self).toOpaque()
         pthread_create(
