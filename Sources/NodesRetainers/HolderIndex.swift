@@ -14,7 +14,8 @@ import Darwin
 /// Built in one pass over every region of the snapshot (the heaps whole, the images' data, the
 /// stacks): a word is kept when it is 16-byte aligned and falls in one of two spans that cover
 /// every heap (``cnm_collect_candidates``, with vector instructions where the processor has
-/// them), then sorted into buckets by its value. A word kept is only a candidate: it may lie in
+/// them), with where it is; a level of a scope is then one pass over them. A word kept is only
+/// a candidate: it may lie in
 /// a free chunk, in a block's unused tail, in a field the search does not follow, or point at no
 /// block at all. So what it answers is a superset of the references the search follows, which is
 /// what ``BackwardScope`` needs.
@@ -35,10 +36,9 @@ final class HolderIndex {
     private let mapping: (base: UnsafeMutableRawPointer, length: Int)
     /// The two spans of addresses that cover every heap.
     private let spans: (low0: UInt, span0: UInt, low1: UInt, span1: UInt)
-    /// The candidates kept: where each part begins in the buffers, and how many (one part).
-    private var parts: [(first: Int, count: Int)] = []
-    /// The number of words in the snapshot's regions.
-    private let words: Int
+    /// The candidates kept, once collected.
+    private var count = 0
+    private var collected = false
 
     /// The index of `snapshot`'s words, or nil when there is nothing to index or no memory for it
     /// (more than 2^32 words, or a refused mapping): the search then goes forward alone.
@@ -82,7 +82,6 @@ final class HolderIndex {
         values = base.bindMemory(to: UInt32.self, capacity: capacity)
         positions = (base + capacity * 4).bindMemory(to: UInt32.self, capacity: capacity)
         spans = (low0, span0, low1, span1)
-        self.words = words
     }
 
     deinit {
@@ -92,21 +91,14 @@ final class HolderIndex {
     /// Collects the candidates, once. (Two threads sharing the pass measured no faster on this
     /// machine: the pass is bound by memory, which they share.)
     func collect() {
-        guard parts.isEmpty else { return }
-        parts = [(0, collect(segments[...], at: 0))]
-    }
-
-    /// Collects the candidates of `segments` into the buffers from `first` on: how many.
-    private func collect(_ segments: ArraySlice<Segment>, at first: Int) -> Int {
-        var kept = 0
+        guard !collected else { return }
+        collected = true
         for segment in segments {
             let region = snapshot.regions[segment.region]
-            kept += cnm_collect_candidates(
+            count += cnm_collect_candidates(
                 region.copy.assumingMemoryBound(to: UInt64.self), segment.words, segment.firstPosition, UInt64(spans.low0),
-                UInt64(spans.span0), UInt64(spans.low1), UInt64(spans.span1), values + first + kept,
-                positions + first + kept)
+                UInt64(spans.span0), UInt64(spans.low1), UInt64(spans.span1), values + count, positions + count)
         }
-        return kept
     }
 
     /// Calls `body` with each of `wanted` that a word holds, the region of the word (its index in
@@ -115,27 +107,23 @@ final class HolderIndex {
     func forEachHolder(ofAny wanted: [UInt], _ body: (_ value: UInt, _ region: Int, _ offset: Int) -> Void) {
         guard !wanted.isEmpty else { return }
         let lows = Array(Set(wanted.map { UInt32(truncatingIfNeeded: $0) })).sorted()
-        // The entries of each part that match, as indices into the buffers.
-        var matches: [Int] = []
-        for (first, count) in parts {
-            var capacity = 1_024
-            var found = [UInt32](repeating: 0, count: capacity)
-            var hits = 0
-            while true {
-                hits = found.withUnsafeMutableBufferPointer { found in
-                    cnm_find_candidates(values + first, count, lows, lows.count, found.baseAddress, capacity)
-                }
-                guard hits > capacity else { break }
-                capacity = hits
-                found = [UInt32](repeating: 0, count: capacity)
+        // The candidates whose low half is one of theirs.
+        var capacity = 1_024
+        var found = [UInt32](repeating: 0, count: capacity)
+        var hits = 0
+        while true {
+            hits = found.withUnsafeMutableBufferPointer { found in
+                cnm_find_candidates(values, count, lows, lows.count, found.baseAddress, capacity)
             }
-            matches += found[0..<hits].map { first + Int($0) }
+            guard hits > capacity else { break }
+            capacity = hits
+            found = [UInt32](repeating: 0, count: capacity)
         }
         let exact = wanted.count > 16 ? Set(wanted) : nil
         let regions = snapshot.regions
         var segment = 0
-        for hit in matches {
-            let position = positions[hit]
+        for hit in found[0..<hits] {
+            let position = positions[Int(hit)]
             if position < segments[segment].firstPosition || position - segments[segment].firstPosition >= segments[segment].words {
                 segment = self.segment(of: position)
             }
@@ -162,12 +150,13 @@ final class HolderIndex {
 /// `k - 1`. A search kept to these blocks finds what a search of the whole heap finds:
 ///
 /// - once no level adds a block (``Step/complete``), every block that can reach a target is in
-///   the scope, and every phase of the search (roots, stacks, tasks, cycles) finds the same paths
-///   from the same roots in the same order, since the order in which a breadth-first search
-///   reaches the blocks that lead to a target depends only on those blocks;
+///   the scope, and every phase of the search (the roots, the cycles, and where the scope includes
+///   tasks the stacks and tasks) finds the same paths from the same roots in the same order, since
+///   the order in which a breadth-first search reaches the blocks that lead to a target depends
+///   only on those blocks;
 /// - before that, a target that the first phase reaches by a path of at most ``level``
 ///   references, with no doubtful word followed, has the path that the whole heap's search gives
-///   it: every block on every path that short is in the scope (``RetainerSearch/explainsAll(_:within:)``).
+///   it: every block on every path that short is in the scope (``RetainerSearch/reachesAll(_:within:)``).
 ///
 /// Where the scope grows past ``limit`` blocks the search goes forward over the whole heap.
 struct BackwardScope {
