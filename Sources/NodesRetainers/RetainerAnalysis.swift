@@ -129,8 +129,8 @@ package final class RetainerAnalysis {
         package var readsAhead = ReadingAhead.whenAProcessorIsFree
         /// Whether the search is first kept to the blocks that may lead to its targets, found
         /// backwards from them (``BackwardScope``); else it goes forward over the whole heap.
-        /// Both find the same paths.
-        package var searchesBackwards = true
+        /// Both find the same paths. On unless `NODESCOPE_RETAINER_BACKWARDS=0`.
+        package var searchesBackwards = RetainerAnalysis.searchesBackwardsByDefault
 
         /// The default bounds.
         package init() {}
@@ -202,6 +202,13 @@ package final class RetainerAnalysis {
     /// One analysis at a time in a process: each copies the memory, and a copy must not see
     /// another's buffers.
     private static let serial = Mutex(())
+
+    /// Runs `body` while no analysis runs in this process (it holds what each analysis holds):
+    /// for a test whose thread must not be interrupted by another analysis's capture of the
+    /// stacks while it gets into a call that the capture then leaves alone.
+    package static func withNoAnalysisRunning(_ body: () -> Void) {
+        serial.withLock { _ in body() }
+    }
 
     /// An analysis with `limits`, timed by `clock` (host monotonic nanoseconds).
     package init(limits: Limits = Limits(), clock: @escaping @Sendable () -> UInt64 = { MonotonicClock.now() }) {
@@ -286,6 +293,13 @@ package final class RetainerAnalysis {
         }
         return tasks
     }
+
+    /// Whether the search is first kept to the blocks that may lead to its targets
+    /// (``Limits/searchesBackwards``): unless `NODESCOPE_RETAINER_BACKWARDS=0`.
+    package static let searchesBackwardsByDefault: Bool = {
+        guard let value = getenv("NODESCOPE_RETAINER_BACKWARDS") else { return true }
+        return String(cString: value) != "0"
+    }()
 
     /// Whether analyses run in a forked child that reads the memory in place (``FrozenChild``):
     /// unless `NODESCOPE_RETAINER_FORK=0`, which makes them copy the memory on the calling thread.
@@ -486,8 +500,10 @@ package final class RetainerAnalysis {
     }
 
     /// The most levels a scope grows to before the search goes forward over the whole heap
-    /// instead: a path longer than that is rare, and a chain of holders that long is a list.
-    private static let scopeLevels = 256
+    /// instead: a path longer than that is rare, and a scope that deep has met a list or a large
+    /// structure (a stale word in one is enough), where each level costs a pass over the
+    /// candidates (a test process's scope once grew 256 levels, 3,199 blocks, that way).
+    private static let scopeLevels = 64
 
     /// The analysis proper, once the memory is in hand (copied, or in place in a forked child)
     /// and its heaps indexed: the searches and the naming of the paths.

