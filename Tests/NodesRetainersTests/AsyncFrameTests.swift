@@ -56,7 +56,11 @@ extension RetainerAnalysisTests {
         let found = try #require(await explainLocalOfASuspendedTask(boxed: true))
         #expect(found.verdict == .stack, "\(found.verdict): \(lines(found))")
         #expect(found.hops.contains { $0.holder.hasPrefix("async ") }, "\(lines(found))")
-        #expect(found.hops.last?.holder == "FrameBox", "\(lines(found))")
+        // Through the box, or straight from a slot of the frame that still holds the object's
+        // address (a clean-clone run once found `async frames` last): a conservative scan cannot
+        // tell the two apart, and either is code in flight.
+        let last = found.hops.last?.holder ?? ""
+        #expect(last == "FrameBox" || last.hasPrefix("async "), "\(lines(found))")
     }
 
     /// Explains the `FrameLocal` that a suspended task keeps in a local, or in a `FrameBox` in
