@@ -4,6 +4,7 @@
 #include "CNodesMemory.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -57,6 +58,38 @@ int cnm_symbol_at(uintptr_t address, const char **symbolName, uintptr_t *symbolS
 uintptr_t cnm_data_symbol(const char *name) { return (uintptr_t)dlsym(RTLD_DEFAULT, name); }
 
 long cnm_thread_id(void) { return (long)syscall(SYS_gettid); }
+
+struct cnm_freeing {
+    void *const *blocks;
+    size_t count;
+    uintptr_t *words;
+};
+
+static void *cnm_free_blocks(void *argument) {
+    struct cnm_freeing *freeing = argument;
+    // A first block of a size none of the probe's is, so that the thread's cache is made before
+    // the blocks are freed.
+    free(malloc(200));
+    for (size_t index = 0; index < freeing->count; index++) {
+        free(freeing->blocks[index]);
+        // Read through the kernel, not as a load the compiler may reason about after free.
+        uintptr_t word = 0;
+        if (cnm_read_own_memory(&word, (uintptr_t)freeing->blocks[index] + sizeof(uintptr_t), sizeof word) == sizeof word)
+            freeing->words[index] = word;
+    }
+    return NULL;
+}
+
+int cnm_free_on_new_thread(void *const *blocks, size_t count, uintptr_t *words) {
+    if (count > 8) return -EINVAL;
+    for (size_t index = 0; index < count; index++) words[index] = 0;
+    struct cnm_freeing freeing = {blocks, count, words};
+    pthread_t thread;
+    int failed = pthread_create(&thread, NULL, cnm_free_blocks, &freeing);
+    if (failed != 0) return -failed;
+    (void)pthread_join(thread, NULL);
+    return 0;
+}
 
 void cnm_name_thread(const char *name) { (void)pthread_setname_np(pthread_self(), name); }
 
@@ -463,6 +496,11 @@ uintptr_t cnm_data_symbol(const char *name) {
 }
 
 long cnm_thread_id(void) { return 0; }
+
+int cnm_free_on_new_thread(void *const *blocks, size_t count, uintptr_t *words) {
+    (void)blocks; (void)count; (void)words;
+    return -ENOSYS;
+}
 
 void cnm_name_thread(const char *name) { (void)name; }
 

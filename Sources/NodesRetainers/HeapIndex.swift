@@ -413,19 +413,39 @@ final class HeapIndex {
     }
     private static let foundTcacheKey = Atomic<UInt>(0)
 
-    /// Finds the key: read back from a block freed into an empty bin of the calling thread's
-    /// cache, for three sizes, two of which must agree (a few tries). A bin holds at most 7 blocks
-    /// (glibc's default), and a block freed into a full bin goes elsewhere and keeps other bytes
-    /// there: so 7 blocks of the size are taken first, which empties its bin, before the probe is
-    /// freed into it. (A probe that freed a block straight away found nothing in a busy process
-    /// whose bins were full, and every cached block then passed for one in use: a test run found
-    /// a path through one.)
+    /// Finds the key: read back from blocks freed into empty bins of a thread's cache, for three
+    /// sizes, two of which must agree. The blocks are freed on a thread made for the probe, whose
+    /// cache starts empty. (A probe on the calling thread took 7 blocks of each size first, to
+    /// empty its bin, then freed one more into it; in a busy process, the allocator can refill a
+    /// bin from the arena's free lists as it serves those 7, and the probe's block then went to
+    /// a full bin with no key: a full `swift test` run found no key once, and every cached block
+    /// would then pass for one in use. That way is kept for where no thread can be made.)
     static func probeTcacheKey() -> UInt? {
+        func agreed(_ words: [UInt]) -> UInt? {
+            words.first { key in key != 0 && words.filter { $0 == key }.count >= 2 }
+        }
+        let sizes = [24, 72, 1_000]
+        let blocks = sizes.compactMap { size -> UnsafeMutableRawPointer? in
+            guard let block = malloc(size) else { return nil }
+            // Zero first: a block that goes elsewhere does not keep a word that passes for a key.
+            memset(block, 0, size)
+            return block
+        }
+        if blocks.count == sizes.count, let words = ProcessMemory.freeOnANewThread(blocks) {
+            if let key = agreed(words) { return key }
+        } else {
+            blocks.forEach { free($0) }
+        }
+        return probeTcacheKeyOnThisThread()
+    }
+
+    /// The probe on the calling thread: 7 blocks of the size taken first, which empties its bin
+    /// unless the allocator refills it meanwhile, before the probe is freed into it.
+    static func probeTcacheKeyOnThisThread() -> UInt? {
         func keyOfAFreedBlock(size: Int) -> UInt? {
             let drained = (0..<tcacheBinCapacity).compactMap { _ in malloc(size) }
             defer { drained.forEach { free($0) } }
             guard let probe = malloc(size) else { return nil }
-            // Zero first: a block that goes elsewhere does not keep a word that passes for a key.
             memset(probe, 0, size)
             let address = UInt(bitPattern: probe)
             free(probe)

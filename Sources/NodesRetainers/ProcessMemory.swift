@@ -20,6 +20,18 @@ enum ProcessMemory {
         return copied < 0 ? .failure(ReadError(code: Int32(-copied))) : .success(copied)
     }
 
+    /// Frees `blocks` (at most 8, from `malloc`, each of 16 bytes or more) on a thread made for
+    /// it, and gives the second word of each as that thread left it (0 where it could not be
+    /// read); nil when no thread could be made, and the blocks are then still the caller's.
+    static func freeOnANewThread(_ blocks: [UnsafeMutableRawPointer]) -> [UInt]? {
+        let pointers: [UnsafeMutableRawPointer?] = blocks
+        var words = [UInt](repeating: 0, count: blocks.count)
+        let result = pointers.withUnsafeBufferPointer { pointers in
+            words.withUnsafeMutableBufferPointer { cnm_free_on_new_thread(pointers.baseAddress, pointers.count, $0.baseAddress) }
+        }
+        return result == 0 ? words : nil
+    }
+
     /// The word at `address`, or nil when it cannot be read.
     static func word(at address: UInt) -> UInt? {
         var value: UInt = 0

@@ -146,10 +146,12 @@ final class HostileHeap: @unchecked Sendable {
 
     init(blocks count: Int, random: inout SplitMix64) {
         list = UnsafeMutablePointer<UInt>.allocate(capacity: count)
-        // A page mapped, then unmapped: pointers to it fault.
-        let page = mmap(nil, 4_096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)!
+        // A page that cannot be read: pointers to it fault. Reserved until the heap is freed,
+        // not unmapped: the allocator could map the range again and put the test's own objects
+        // there, which the hostile words would then really hold (a full run found a path to
+        // CycleBack through a word that pointed into the page).
+        let page = mmap(nil, 4_096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)!
         unmapped = UInt(bitPattern: page)
-        munmap(page, 4_096)
         for index in 0..<count {
             let words = index % 500 == 0 ? 40_000 : 2 + random.below(80)
             let address = UInt(bitPattern: malloc(words * 8)!)
@@ -184,6 +186,7 @@ final class HostileHeap: @unchecked Sendable {
         for block in blocks { Glibc.free(UnsafeMutableRawPointer(bitPattern: block.address)) }
         for fake in fakes { Glibc.free(UnsafeMutableRawPointer(bitPattern: fake - 64)) }
         list.deallocate()
+        munmap(UnsafeMutableRawPointer(bitPattern: unmapped), 4_096)
     }
 
     /// Rewrites a few words at random.

@@ -24,5 +24,18 @@ struct TcacheKeyTests {
         // The same key as the process's, found once (the bins were as they were then).
         if let known = HeapIndex.tcacheKey { #expect(known == key) }
     }
+
+    /// The arena's free lists hold many blocks of the probe's sizes, as in a busy process: as
+    /// the allocator serves this thread, it refills the thread's bins from them, and a block
+    /// freed here can then go to a full bin, with no key. The probe frees its blocks on a thread
+    /// of its own, whose cache starts empty.
+    @Test func theKeyIsFoundWhenTheArenasFreeListsRefillTheBins() throws {
+        for size in [24, 72] {
+            let blocks = (0..<64).compactMap { _ in malloc(size) }
+            blocks.forEach { free($0) }
+        }
+        let key = try #require(HeapIndex.probeTcacheKey(), "the probe found the key beside full free lists")
+        if let known = HeapIndex.tcacheKey { #expect(known == key) }
+    }
 }
 #endif

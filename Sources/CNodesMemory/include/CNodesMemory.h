@@ -32,6 +32,13 @@ int cnm_symbol_at(uintptr_t address, const char **symbolName, uintptr_t *symbolS
 /// The address of the data symbol `name` exported by a loaded image, or 0.
 uintptr_t cnm_data_symbol(const char *name);
 
+/// Frees `count` blocks (at most 8, each at least 16 bytes) on a new thread of its own, then
+/// reads back the second word of each into `words`. A new thread's cache of freed blocks starts
+/// empty, whatever the other threads' caches hold, so glibc keeps each block there and writes its
+/// key into that word. Returns 0, or -errno when no thread could be made (the blocks are then
+/// still the caller's).
+int cnm_free_on_new_thread(void *const *blocks, size_t count, uintptr_t *words);
+
 /// The calling thread's kernel id.
 long cnm_thread_id(void);
 
