@@ -421,9 +421,6 @@ final class HeapIndex {
     /// a full bin with no key: a full `swift test` run found no key once, and every cached block
     /// would then pass for one in use. That way is kept for where no thread can be made.)
     static func probeTcacheKey() -> UInt? {
-        func agreed(_ words: [UInt]) -> UInt? {
-            words.first { key in key != 0 && words.filter { $0 == key }.count >= 2 }
-        }
         let sizes = [24, 72, 1_000]
         let blocks = sizes.compactMap { size -> UnsafeMutableRawPointer? in
             guard let block = malloc(size) else { return nil }
@@ -432,7 +429,7 @@ final class HeapIndex {
             return block
         }
         if blocks.count == sizes.count, let words = ProcessMemory.freeOnANewThread(blocks) {
-            if let key = agreed(words) { return key }
+            if let key = agreedKey(words) { return key }
         } else {
             blocks.forEach { free($0) }
         }
@@ -453,9 +450,15 @@ final class HeapIndex {
         }
         for _ in 0..<5 {
             let found = [24, 72, 136].compactMap(keyOfAFreedBlock(size:))
-            if let key = found.first(where: { key in found.filter { $0 == key }.count >= 2 }) { return key }
+            if let key = agreedKey(found) { return key }
         }
         return nil
+    }
+
+    /// A word other than 0 that at least two of `words` are: the key, read back from blocks of
+    /// different sizes.
+    private static func agreedKey(_ words: [UInt]) -> UInt? {
+        words.first { key in key != 0 && words.filter { $0 == key }.count >= 2 }
     }
 
     /// How many blocks a bin of a thread's cache holds at most (glibc's default, `tcache_count`).

@@ -296,17 +296,17 @@ package final class RetainerAnalysis {
 
     /// Whether the search is first kept to the blocks that may lead to its targets
     /// (``Limits/searchesBackwards``): unless `NODESCOPE_RETAINER_BACKWARDS=0`.
-    package static let searchesBackwardsByDefault: Bool = {
-        guard let value = getenv("NODESCOPE_RETAINER_BACKWARDS") else { return true }
-        return String(cString: value) != "0"
-    }()
+    package static let searchesBackwardsByDefault = isOn("NODESCOPE_RETAINER_BACKWARDS")
 
     /// Whether analyses run in a forked child that reads the memory in place (``FrozenChild``):
     /// unless `NODESCOPE_RETAINER_FORK=0`, which makes them copy the memory on the calling thread.
-    package static let analyzesInChildByDefault: Bool = {
-        guard let value = getenv("NODESCOPE_RETAINER_FORK") else { return true }
+    package static let analyzesInChildByDefault = isOn("NODESCOPE_RETAINER_FORK")
+
+    /// A switch that is on unless the environment variable `name` is `0`.
+    private static func isOn(_ name: String) -> Bool {
+        guard let value = getenv(name) else { return true }
         return String(cString: value) != "0"
-    }()
+    }
 
     private func analyze(
         _ targets: [Target], attached: [NodeObject], detached: [NodeObject], start: UInt64, deadline: UInt64,
