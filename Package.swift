@@ -256,9 +256,13 @@ let package = Package(
         // The retainer analyses scan this very test process's memory, beside every other test.
         .testTarget(
             name: "NodesRetainersTests",
-            dependencies: ["NodesRetainers", "NodesTracking", "NodesDebug", "NodescopeWire", "SeededRandom"]),
+            dependencies: [
+                "NodesRetainers", "NodesTracking", "NodesDebug", "NodescopeWire", "SeededRandom", "ProcessTestSupport",
+            ]),
         .testTarget(name: "NodescopeSocketTests", dependencies: ["NodescopeSocket"]),
-        .testTarget(name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz", "SeededRandom"], exclude: ["Snapshots"]),
+        .testTarget(
+            name: "NodescopeGraphvizTests", dependencies: ["NodescopeGraphviz", "SeededRandom", "ProcessTestSupport"],
+            exclude: ["Snapshots"]),
         .testTarget(name: "NodesTests", dependencies: ["Nodes", "NodesTesting"]),
         .testTarget(name: "NodesCombineTests", dependencies: ["NodesCombine", "Nodes"]),
         .testTarget(name: "NodescopeCollectorTests", dependencies: ["NodescopeCollector", "SeededRandom"]),

@@ -5,7 +5,7 @@ import Testing
 /// `check` takes its command, and everything the command started, down with it, however it is
 /// ended, and removes its socket directory on every exit it can see; a directory left by a run
 /// killed with its guard is removed by the next run.
-@Suite("The command's life is tied to check's", .serialized)
+@Suite("The command's life is tied to check's", .serialized, .offTheCooperativePool)
 struct CheckChildLifeTests {
     /// A command that prints its socket, a background sleep's pid and its own pid, then waits.
     static let command = ["/bin/sh", "-c", "echo \"$NODESCOPE_SOCKET\"; sleep 1000 & echo $!; echo $$; wait"]

@@ -9,7 +9,7 @@ import FoundationXML
 
 /// `nodescope check` as CI runs it: real `nodescope`, real hosts (sample-nodes, test-host, a
 /// shell, `swift test` on a fixture package), real reports.
-@Suite("nodescope check end to end", .serialized)
+@Suite("nodescope check end to end", .serialized, .offTheCooperativePool)
 struct CheckEndToEndTests {
     private let testHost = CheckRunner.binary("test-host")
     private let sample = CheckRunner.binary("sample-nodes")

@@ -5,7 +5,7 @@ import Testing
 /// `check`'s files at the edges (issue 32): a baseline that is no regular file or too large is
 /// refused before the command runs, stale entries are summarized, and every report or recording
 /// that cannot be written is an error (exit 2) that names the file, leaving nothing half-written.
-@Suite("check: inputs refused, failed writes reported", .serialized)
+@Suite("check: inputs refused, failed writes reported", .serialized, .offTheCooperativePool)
 struct CheckFilesAtTheEdgesTests {
     /// A full file system of 64 KiB (tmpfs), or nil when mounting is not permitted here.
     private static func fullFileSystem() -> URL? {

@@ -1,7 +1,8 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
-@Suite("check --record: one recording per checked process", .serialized)
+@Suite("check --record: one recording per checked process", .serialized, .offTheCooperativePool)
 struct CheckRecordTests {
     @Test func eachProcessLeavesARecordingWhoseLeaksAreTheReportsLeaks() throws {
         let directory = makeReportDirectory()

@@ -2,12 +2,13 @@ import Foundation
 import Glibc
 import NodescopeCollector
 import NodescopeWire
+import ProcessTestSupport
 import Testing
 
 /// `nodescope check` with a host of protocol version 2 that explains its leaks. No host of this
 /// repository analyses its heap yet, so the host is a crafted byte stream, written to the
 /// check's collector by a few lines of Python: what a real agent would send.
-@Suite("nodescope check with retainer paths", .serialized)
+@Suite("nodescope check with retainer paths", .serialized, .offTheCooperativePool)
 struct CheckRetainersTests {
     /// The stream of a host whose SettingsFlow only a global holds and, when `withHolderPath`,
     /// whose ProfileFlow's context a session's listener closure holds.

@@ -5,7 +5,7 @@ import Testing
 /// Where to fix: a leak held through a stored closure names the closure by its symbol and its
 /// source line, checked against the source itself, in the JSON report, the SARIF report (a
 /// related location, valid against the OASIS schema) and the text report.
-@Suite("Closures named by their source", .serialized)
+@Suite("Closures named by their source", .serialized, .offTheCooperativePool)
 struct ClosureSitesTests {
     /// A leak whose suspect reference keeps a closure: the program, the closure's name, its
     /// file, and the text of its line (found in the file, so the expected line is never written

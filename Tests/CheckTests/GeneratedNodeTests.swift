@@ -1,11 +1,12 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// A node written as the Nodes framework's code generator renders it (its Stencil templates, the
 /// "Custom" UI framework), with its generated tests, in a package of its own that depends on
 /// this one with only the Combine trait (Tests/Fixtures/GeneratedNodePackage): `nodescope check`
 /// gates its `swift test`, leaking and clean.
-@Suite("a generated-shape node under nodescope check", .serialized)
+@Suite("a generated-shape node under nodescope check", .serialized, .offTheCooperativePool)
 struct GeneratedNodeTests {
     private let package = repositoryRoot.appendingPathComponent("Tests/Fixtures/GeneratedNodePackage")
     /// Persistent across runs (and within a CI run), so only the first build is slow.

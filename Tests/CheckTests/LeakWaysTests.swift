@@ -4,7 +4,7 @@ import Testing
 
 /// The retainer analysis end to end: the fixture `leak-ways` (Tests/Fixtures/LeakyPackage) leaks
 /// a node in six ways, and `nodescope check` names each holder, hop by hop, with its kind.
-@Suite("Why each node of leak-ways leaked", .serialized)
+@Suite("Why each node of leak-ways leaked", .serialized, .offTheCooperativePool)
 struct LeakWaysTests {
     /// One hop as the JSON report has it: `holder ─ reference ─▶`.
     struct Hop: Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// What an app that depends on the runtime resolves: a scratch consumer package, beside a link to
@@ -6,7 +7,7 @@ import Testing
 /// the package's traits off, the runtime's products bring no package at all (and `NodesCombine`
 /// only OpenCombine); with its default traits, the daemon's and the command's packages come
 /// along, which shows that the check can fail.
-@Suite("A light dependency on the runtime", .serialized)
+@Suite("A light dependency on the runtime", .serialized, .offTheCooperativePool)
 struct LightDependencyTests {
     static let scratch = URL(fileURLWithPath: "/tmp/nodescope-light-consumer")
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 @testable import NodescopeCommands
@@ -6,7 +7,7 @@ import Testing
 /// Issue 12, point 7: two outputs of one command never name the same file, and no output
 /// replaces an input. First the rule on identities, then `nodescope check` refusing before it
 /// runs anything.
-@Suite("check: one file per output, never over an input", .serialized)
+@Suite("check: one file per output, never over an input", .serialized, .offTheCooperativePool)
 struct OutputConflictTests {
     private func named(_ option: String, _ path: String) -> OutputConflict.Named {
         OutputConflict.Named(option: option, path: path)

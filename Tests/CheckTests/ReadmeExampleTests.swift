@@ -1,11 +1,12 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The README's test examples, run as written: tools/check-readme puts every block of the README
 /// into its example package (.build/check-readme/MyApp), and here its tests run, once on the
 /// app as the README writes it (they pass) and once with a leak put into the profile node (they
 /// fail, naming what is alive). So the examples cannot drift, and they are shown to catch a leak.
-@Suite("The README's test examples", .serialized)
+@Suite("The README's test examples", .serialized, .offTheCooperativePool)
 struct ReadmeExampleTests {
     static let example = repositoryRoot.appendingPathComponent(".build/check-readme/MyApp")
     /// Where the leaky copy lives, kept between runs so that only the first build is slow.

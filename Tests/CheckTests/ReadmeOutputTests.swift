@@ -5,7 +5,7 @@ import Testing
 /// The README's output blocks are the tool's output: `tools/check-readme-output` runs each
 /// block's recipe (the demo, `why` on a sample, `check` on a sample) with the built binaries and
 /// compares, ignoring times, pids and ids.
-@Suite("The README's output blocks", .serialized)
+@Suite("The README's output blocks", .serialized, .offTheCooperativePool)
 struct ReadmeOutputTests {
     // A bound against a hang, not a timing: alone the recipes take about 10 s (9.9 s beside two
     // CPU hogs), but in a full `swift test` this test waited 150-270 s, most of it before its

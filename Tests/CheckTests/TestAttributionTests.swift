@@ -3,12 +3,13 @@ import Testing
 
 #if canImport(FoundationXML)
 import FoundationXML
+import ProcessTestSupport
 #endif
 
 /// Leaks per test, end to end: the fixture package's five marked tests (two leak in different
 /// ways, one runs beside them, two are clean), in swift-testing and in XCTest, under
 /// `nodescope check` and with the in-test assertion.
-@Suite("Leaks per test and per source line", .serialized)
+@Suite("Leaks per test and per source line", .serialized, .offTheCooperativePool)
 struct TestAttributionTests {
     static let package = repositoryRoot.appendingPathComponent("Tests/Fixtures/LeakyPackage").path
     /// Shared with CheckEndToEndTests: only the first build is slow.

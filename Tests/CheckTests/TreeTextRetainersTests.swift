@@ -1,12 +1,13 @@
 import Foundation
 import NodescopeCollector
+import ProcessTestSupport
 import Testing
 
 @testable import NodescopeCommands
 
 /// `nodescope tree` and `attach` with retainer paths: a few words on the node's line, and a line
 /// for each path that arrives live. (Standard output is not a terminal here: no colours.)
-@Suite struct TreeTextRetainersTests {
+@Suite(.offTheCooperativePool) struct TreeTextRetainersTests {
     static let path = RetainerPath(
         objectIndex: 1, verdict: .holder,
         hops: [

@@ -5,12 +5,13 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import ProcessTestSupport
 #endif
 
 /// The forked child that analyses run in: it answers, it is killed past its deadline, what goes
 /// wrong in it never reaches the parent, and it runs nothing of the host's (no signal handler, no
 /// descriptor).
-@Suite struct FrozenChildTests {
+@Suite(.offTheCooperativePool) struct FrozenChildTests {
     private func run(within milliseconds: UInt64 = 10_000, _ work: () -> [UInt8]) -> FrozenChild.Outcome {
         FrozenChild.run(until: MonotonicClock.now() + milliseconds * 1_000_000, clock: { MonotonicClock.now() }, work)
     }

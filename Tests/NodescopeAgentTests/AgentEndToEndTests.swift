@@ -4,7 +4,7 @@ import ProcessTestSupport
 import Testing
 
 /// The agent in a real host process, talking to a real listener process over a real socket.
-@Suite("Agent end to end", .serialized)
+@Suite("Agent end to end", .serialized, .offTheCooperativePool)
 struct AgentEndToEndTests {
     /// Decodes a recorded connection; fails the test on any decoding error.
     private func messages(in file: URL) throws -> [WireMessage] {

@@ -6,7 +6,7 @@ import Testing
 /// The retainer analysis in real apps: the samples with their injected leaks, each agent talking
 /// to a listener that holds the exit (so the frames go out before the goodbye). The hops must
 /// name the holder each leak is made of.
-@Suite("Retainers of the samples' leaks", .serialized)
+@Suite("Retainers of the samples' leaks", .serialized, .offTheCooperativePool)
 struct SampleRetainersTests {
     /// Runs `sample` with `--leak kind` and returns its retainers frames as lines:
     /// `verdict: holder reference -> holder reference …`, the suspect starred.

@@ -7,7 +7,7 @@ import Testing
 /// The CLI as a user drives it, with the real binary: absurd numbers, a collector that goes
 /// quiet or away, processes that have ended, paths that cannot be written. Every case ends with
 /// a message and an exit code of DESIGN.md, never a trap or a hang.
-@Suite("The CLI never traps or hangs", .serialized)
+@Suite("The CLI never traps or hangs", .serialized, .offTheCooperativePool)
 struct CLIRobustnessTests {
     /// A status that a trap or a signal gives (SIGILL is 132 through a shell, or a signal here).
     private static func isCrash(_ process: ChildProcess) -> Bool {

@@ -5,7 +5,7 @@ import Testing
 
 /// The children every end-to-end test starts: spawned without Foundation's `Process` (whose
 /// `run()` crashed one CI run), they still start as those tests expect.
-@Suite("Test children start clean")
+@Suite("Test children start clean", .offTheCooperativePool)
 struct ChildProcessTests {
     @Test func aChildHoldsOnlyItsThreeStandardDescriptors() throws {
         // A descriptor this process leaves open across exec must not reach the child.

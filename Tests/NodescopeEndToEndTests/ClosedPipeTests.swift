@@ -3,7 +3,7 @@ import ProcessTestSupport
 import Testing
 
 /// `nodescope … | head -1`: a reader that goes away ends the command quietly, as `git log | head`.
-@Suite("A closed pipe ends a command quietly", .serialized)
+@Suite("A closed pipe ends a command quietly", .serialized, .offTheCooperativePool)
 struct ClosedPipeTests {
     @Test(arguments: [["ps"], ["tree", "sample-nodes"], ["tree", "sample-nodes", "--json"]])
     func aCommandWhoseReaderIsGoneExitsZeroWithoutATrap(arguments: [String]) throws {

@@ -4,7 +4,7 @@ import ProcessTestSupport
 import Testing
 
 /// The daemon as a user runs it: real `nodescope` processes, real hosts, one real socket.
-@Suite("Daemon end to end", .serialized)
+@Suite("Daemon end to end", .serialized, .offTheCooperativePool)
 struct DaemonEndToEndTests {
     /// Runs `nodescope ARGS` to completion; returns its status and stdout.
     private func nodescope(_ arguments: [String], seconds: Double = 30) throws -> (status: Int32, output: String) {

@@ -5,7 +5,7 @@ import Testing
 /// A real daemon against hostile hosts that intern hundreds of megabytes of strings that no node
 /// uses: an ended host gives them back, the strings of all hosts stay within
 /// `--max-string-memory`, and the hosts' names reach the daemon's log escaped.
-@Suite("The daemon's memory bound, end to end", .serialized)
+@Suite("The daemon's memory bound, end to end", .serialized, .offTheCooperativePool)
 struct DaemonMemoryBoundTests {
     static let megabyte = 1 << 20
 

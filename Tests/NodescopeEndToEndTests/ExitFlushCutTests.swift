@@ -7,7 +7,7 @@ import Testing
 /// hundred: every report tells it once per process, as a count with the way to avoid it, while a
 /// host that ended abnormally keeps its own per-node entries and words. Real daemon and CLI; the
 /// hosts are raw streams, so that the cut is the same on every run.
-@Suite("A cut exit flush is one entry per process", .serialized)
+@Suite("A cut exit flush is one entry per process", .serialized, .offTheCooperativePool)
 struct ExitFlushCutTests {
     typealias Raw = RawFrames
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Every failed write is an error with a non-zero exit that names the file and the reason
 /// (issue 32, point 8), with a real daemon and a real host.
-@Suite("Failed writes are errors", .serialized)
+@Suite("Failed writes are errors", .serialized, .offTheCooperativePool)
 struct FailedWritesTests {
     @Test func aRecordingIntoDevFullFailsAtOnceWhileTheProcessRuns() throws {
         let fixture = try DaemonFixture()

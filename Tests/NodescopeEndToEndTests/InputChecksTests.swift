@@ -5,7 +5,7 @@ import Testing
 /// Files that commands read are checked before they are read whole (issue 32, point 6): a
 /// device, a FIFO or a directory is refused at once with a line that says what it is, and a
 /// FIFO with no writer does not block.
-@Suite("Inputs checked before they are read", .serialized)
+@Suite("Inputs checked before they are read", .serialized, .offTheCooperativePool)
 struct InputChecksTests {
     /// Runs `nodescope ARGS`; its status and standard error. 20 s is far more than a refusal
     /// takes: reading /dev/zero whole took longer, and a FIFO blocked for ever.

@@ -5,7 +5,7 @@ import Testing
 /// A recording started while its host runs opens on what the collector knew at that moment,
 /// and ends on what the collector knew at the end: the same leak, path, retain path and
 /// fingerprint as the live report.
-@Suite("A recording started mid-session", .serialized)
+@Suite("A recording started mid-session", .serialized, .offTheCooperativePool)
 struct MidSessionRecordingTests {
     @Test func aLeakFlaggedBeforeTheRecordingReplaysWithItsPathAndFingerprint() throws {
         let fixture = try DaemonFixture()

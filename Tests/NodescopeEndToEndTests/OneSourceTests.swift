@@ -5,7 +5,7 @@ import Testing
 /// One source for live and recorded trees (``TreeSource``): every reading command, and the web
 /// view's API, answer the same about a process that a daemon still holds and about its
 /// recording at the end.
-@Suite("One source: live and recorded answers", .serialized)
+@Suite("One source: live and recorded answers", .serialized, .offTheCooperativePool)
 struct OneSourceTests {
     /// A leaking sample recorded by `nodescope record` through a daemon, run to its normal end.
     /// Returns the fixture (its daemon still holding the ended process), the pid and the file.

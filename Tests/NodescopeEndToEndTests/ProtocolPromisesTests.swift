@@ -6,7 +6,7 @@ import Testing
 
 /// The promises of docs/PROTOCOL.md that an independent host or client relies on, checked
 /// against a real daemon through a real socket with bytes written from the document.
-@Suite("Protocol promises, raw bytes against a real daemon", .serialized)
+@Suite("Protocol promises, raw bytes against a real daemon", .serialized, .offTheCooperativePool)
 struct ProtocolPromisesTests {
     typealias Raw = RawFrames
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The flight recorder end to end: real daemons, `nodescope record`, `sample-nodes`, and the
 /// reading commands on the recordings.
-@Suite("Recordings end to end", .serialized)
+@Suite("Recordings end to end", .serialized, .offTheCooperativePool)
 struct RecordingEndToEndTests {
     /// An ISO 8601 wall-clock time with milliseconds, as `--at` takes it.
     static func instant(_ date: Date) -> String {
@@ -186,7 +186,7 @@ struct RecordingEndToEndTests {
     }
 }
 
-@Suite("diff end to end", .serialized)
+@Suite("diff end to end", .serialized, .offTheCooperativePool)
 struct DiffEndToEndTests {
     @Test func twoRunsOfOneSampleAreTheSameAndALeakShowsAsItsNodes() throws {
         let directory = makeScratchDirectory()
@@ -224,7 +224,7 @@ struct DiffEndToEndTests {
     }
 }
 
-@Suite("diff and timeline pictures end to end", .serialized)
+@Suite("diff and timeline pictures end to end", .serialized, .offTheCooperativePool)
 struct DiffPictureEndToEndTests {
     /// Runs sample-nodes with `flags` under `fixture` until it holds (logged in again), and
     /// returns its pid and an instant of its hold (a wall-clock time, as `@TIME` takes it).

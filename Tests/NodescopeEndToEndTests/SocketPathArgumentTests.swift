@@ -5,7 +5,7 @@ import Testing
 /// A socket path names a file: an empty `--socket` is a usage error (bound as is it would be an
 /// abstract socket, which any user may reach), an empty `NODESCOPE_SOCKET` is no setting, and a
 /// relative path is taken from the working directory.
-@Suite("Socket paths given to the daemon and clients", .serialized)
+@Suite("Socket paths given to the daemon and clients", .serialized, .offTheCooperativePool)
 struct SocketPathArgumentTests {
     @Test func anEmptySocketIsAUsageError() throws {
         for command in [["daemon"], ["ps"], ["tree", "1"], ["leaks"]] {

@@ -6,7 +6,7 @@ import Testing
 /// Issue 12, as another local user would try it: real daemons, real hosts, real listeners, and
 /// a second account (`nobody`, through setpriv) when the suite runs as root. Each test names
 /// the point of the issue that it covers.
-@Suite("Nobody else's socket", .serialized)
+@Suite("Nobody else's socket", .serialized, .offTheCooperativePool)
 struct SocketTrustEndToEndTests {
     static let canActAsNobody = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
     private static let nobody: uid_t = 65534

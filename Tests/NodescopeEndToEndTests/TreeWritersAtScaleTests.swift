@@ -7,7 +7,7 @@ import Testing
 /// flat tree (frames written from docs/PROTOCOL.md), to a real daemon; every output format of
 /// the CLI completes on them, linear in time and with bounded memory (issue 32, point 3; the
 /// 1,000,000-node figures are measured in release by `tools/bench trees`, docs/BENCHMARKS.md).
-@Suite("Tree writers at scale, a hostile host against a real daemon", .serialized)
+@Suite("Tree writers at scale, a hostile host against a real daemon", .serialized, .offTheCooperativePool)
 struct TreeWritersAtScaleTests {
     typealias Raw = RawFrames
 

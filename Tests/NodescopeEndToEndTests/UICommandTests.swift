@@ -8,7 +8,7 @@ import Glibc
 
 /// `nodescope ui --open` as a user runs it: a machine without an opener gets a line that says
 /// so, the page still served. (What the opener gets: WebViewBoundsEndToEndTests, point 1.)
-@Suite("nodescope ui --open")
+@Suite("nodescope ui --open", .offTheCooperativePool)
 struct UICommandTests {
     @Test func withoutAnOpenerItSaysSoAndStillServes() throws {
         let scratch = makeScratchDirectory()

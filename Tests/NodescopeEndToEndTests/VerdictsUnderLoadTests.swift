@@ -7,7 +7,7 @@ import Testing
 
 /// Verdicts that depend only on the hosts' streams, and a daemon that stays up and bounded
 /// whatever its peers do: real daemons, real sockets, real hosts.
-@Suite("Verdicts under load and bounded resources", .serialized)
+@Suite("Verdicts under load and bounded resources", .serialized, .offTheCooperativePool)
 struct VerdictsUnderLoadTests {
     typealias Raw = RawFrames
 

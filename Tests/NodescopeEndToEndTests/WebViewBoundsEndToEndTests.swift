@@ -6,7 +6,7 @@ import Testing
 /// Issue 32, points 1, 2 and 10, as another local user or a hostile page would try them: a real
 /// `nodescope ui` (and daemon), raw TCP connections, and a second account (`nobody`, through
 /// setpriv) when the suite runs as root.
-@Suite("The web view's hard edges", .serialized)
+@Suite("The web view's hard edges", .serialized, .offTheCooperativePool)
 struct WebViewBoundsEndToEndTests {
     static let canActAsNobody = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
 

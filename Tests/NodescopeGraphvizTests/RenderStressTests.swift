@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import SeededRandom
 import Synchronization
 import Testing
@@ -7,7 +8,7 @@ import Testing
 
 /// Graphviz 2.42 is not thread-safe and leaks easily: these run many renders, alone and from
 /// many threads at once, and print the memory they cost.
-@Suite("Many renders", .serialized)
+@Suite("Many renders", .serialized, .offTheCooperativePool)
 struct RenderStressTests {
     /// Resident memory of this process in bytes, from /proc/self/statm.
     static func residentBytes() -> Int {

@@ -1,12 +1,13 @@
 import Foundation
 import NodescopeCollector
+import ProcessTestSupport
 import Testing
 
 @testable import NodescopeReports
 
 /// A process that ended without a goodbye while many of its nodes awaited release: one entry
 /// with the count and what to do, not thousands; a few such nodes keep an entry each.
-@Suite struct AbnormalEndGroupingTests {
+@Suite(.offTheCooperativePool) struct AbnormalEndGroupingTests {
     static func report() -> LeakReport {
         var records: [LeakRecord] = []
         for node in 1...300 { records.append(CountsTests.record(UInt64(node), .unverified, session: 1, pid: 41)) }

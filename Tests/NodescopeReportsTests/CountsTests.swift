@@ -1,12 +1,13 @@
 import Foundation
 import NodescopeCollector
+import ProcessTestSupport
 import Testing
 
 @testable import NodescopeReports
 
 /// One count for every view: the counts of leak records, their words, and a cut exit flush told
 /// once per process in every report format.
-@Suite struct CountsTests {
+@Suite(.offTheCooperativePool) struct CountsTests {
     static func record(
         _ node: UInt64, _ verdict: LeakRecord.Verdict, session: UInt64 = 1, pid: UInt32 = 42, global: Bool = false
     ) -> LeakRecord {

@@ -11,7 +11,7 @@ import FoundationXML
 
 /// Leak reports with the hosts' retainer paths: every format, and the gate on leaks held only by
 /// globals. The expected texts are the reports as a reader sees them.
-@Suite struct RetainerReportTests {
+@Suite(.offTheCooperativePool) struct RetainerReportTests {
     static let listenerPath = RetainerPath(
         objectIndex: 1, verdict: .holder,
         hops: [

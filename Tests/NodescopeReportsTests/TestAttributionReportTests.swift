@@ -6,11 +6,12 @@ import Testing
 
 #if canImport(FoundationXML)
 import FoundationXML
+import ProcessTestSupport
 #endif
 
 /// Reports of leaks whose nodes carry their attach site and the test they were attached under:
 /// a JUnit case per test, SARIF results at the attach site, text and JSON by test.
-@Suite struct TestAttributionReportTests {
+@Suite(.offTheCooperativePool) struct TestAttributionReportTests {
     static let root = "/repo"
 
     static func test(_ name: String, line: UInt32) -> TestInfo {
