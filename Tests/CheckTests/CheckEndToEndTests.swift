@@ -267,16 +267,16 @@ struct CheckEndToEndTests {
 
     // MARK: 6. swift test on a fixture package
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(20)))
     func swiftTestOnTheFixturePackageCatchesItsOneLeakyTest() throws {
         let package = repositoryRoot.appendingPathComponent("Tests/Fixtures/LeakyPackage").path
         // Persistent across runs (and within a CI run), so only the first build is slow.
-        let scratch = "/tmp/nodescope-fixture-build"
+        let scratch = fixtureScratch
         let command = ["--", "swift", "test", "--package-path", package, "--scratch-path", scratch, "--filter", "LeakyAppTests"]
         let directory = makeReportDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("leaky.json")
-        let leaky = try CheckRunner.check(["--json", json.path] + command, seconds: 280)
+        let leaky = try withFixtureScratch { try CheckRunner.check(["--json", json.path] + command, seconds: 280) }
         #expect(leaky.status == 1, "stdout:\n\(leaky.stdout)\nstderr:\n\(leaky.stderr)")
         #expect(leaky.stdout.contains("Test run with 4 tests"), "every test of the fixture ran and passed")
         let result = try report(json)
@@ -284,7 +284,9 @@ struct CheckEndToEndTests {
         #expect(found.map { $0["pathText"] as? String } == ["AppFlow/ProfileFlow"], "\(leaky.stderr)")
         #expect(found.first?["processName"] as? String == "LeakyPackagePackageTests.xctest")
 
-        let clean = try CheckRunner.check(["--json", json.path] + command, environment: ["LEAKY_FIXTURE_CLEAN": "1"], seconds: 120)
+        let clean = try withFixtureScratch {
+            try CheckRunner.check(["--json", json.path] + command, environment: ["LEAKY_FIXTURE_CLEAN": "1"], seconds: 280)
+        }
         #expect(clean.status == 0, "stdout:\n\(clean.stdout)\nstderr:\n\(clean.stderr)")
         #expect(leaks(try report(json)).isEmpty)
     }

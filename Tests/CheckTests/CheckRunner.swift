@@ -101,3 +101,19 @@ struct SchemaValidatorMissing: Error, CustomStringConvertible {
             + "(or `apt-get install python3-jsonschema`)"
     }
 }
+
+/// The fixture package's scratch path, shared by the tests that build or test it
+/// (CheckEndToEndTests, LeakWaysTests, TestAttributionTests): only the first build is slow.
+let fixtureScratch = "/tmp/nodescope-fixture-build"
+
+/// One user of ``fixtureScratch`` at a time. SwiftPM locks a scratch path too, but a command
+/// that waits for that lock waits inside its own time bound; here the wait comes first, off the
+/// clock. The tests that wait for it have a time limit of 20 minutes: a guard against a hang
+/// that leaves room for the other users' runs.
+func withFixtureScratch<T>(_ body: () throws -> T) rethrows -> T {
+    fixtureScratchLock.lock()
+    defer { fixtureScratchLock.unlock() }
+    return try body()
+}
+
+private let fixtureScratchLock = NSLock()

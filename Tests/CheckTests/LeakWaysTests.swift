@@ -45,15 +45,17 @@ struct LeakWaysTests {
         ),
     ]
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(20)))
     func checkNamesTheHolderOfEachWay() throws {
         let package = repositoryRoot.appendingPathComponent("Tests/Fixtures/LeakyPackage").path
         // The same scratch path as the fixture's `swift test`: only the first build is slow.
-        let scratch = "/tmp/nodescope-fixture-build"
-        let build = try CheckRunner.run(
-            "/usr/bin/env",
-            ["swift", "build", "--package-path", package, "--scratch-path", scratch, "--product", "leak-ways"],
-            seconds: 280)
+        let scratch = fixtureScratch
+        let build = try withFixtureScratch {
+            try CheckRunner.run(
+                "/usr/bin/env",
+                ["swift", "build", "--package-path", package, "--scratch-path", scratch, "--product", "leak-ways"],
+                seconds: 280)
+        }
         #expect(build.status == 0, "\(build.stdout)\n\(build.stderr)")
 
         let directory = makeReportDirectory()

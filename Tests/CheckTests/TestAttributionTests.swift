@@ -1,9 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 #if canImport(FoundationXML)
 import FoundationXML
-import ProcessTestSupport
 #endif
 
 /// Leaks per test, end to end: the fixture package's five marked tests (two leak in different
@@ -12,8 +12,7 @@ import ProcessTestSupport
 @Suite("Leaks per test and per source line", .serialized, .offTheCooperativePool)
 struct TestAttributionTests {
     static let package = repositoryRoot.appendingPathComponent("Tests/Fixtures/LeakyPackage").path
-    /// Shared with CheckEndToEndTests: only the first build is slow.
-    static let scratch = "/tmp/nodescope-fixture-build"
+    static let scratch = fixtureScratch
 
     static func swiftTest(filter: String) -> [String] {
         ["swift", "test", "--package-path", package, "--scratch-path", scratch, "--filter", filter]
@@ -56,8 +55,11 @@ struct TestAttributionTests {
             directory.appendingPathComponent("r.xml"), directory.appendingPathComponent("r.sarif"),
             directory.appendingPathComponent("r.json")
         )
-        let run = try CheckRunner.check(
-            ["--junit", junit.path, "--sarif", sarif.path, "--json", json.path, "--"] + Self.swiftTest(filter: filter), seconds: 280)
+        let run = try withFixtureScratch {
+            try CheckRunner.check(
+                ["--junit", junit.path, "--sarif", sarif.path, "--json", json.path, "--"] + Self.swiftTest(filter: filter),
+                seconds: 280)
+        }
         #expect(run.status == 1, "stdout:\n\(run.stdout)\nstderr:\n\(run.stderr)")
 
         // JUnit: exactly the leaking tests fail, each with its own leak; the clean ones pass.
@@ -102,25 +104,27 @@ struct TestAttributionTests {
         for name in leakingTests.keys { #expect(run.stderr.contains("TEST FAILS  \(suite)/\(name)"), "\(run.stderr)") }
     }
 
-    @Test(.enabled(if: jsonSchemaValidatorAvailable, "needs python3 with jsonschema: pip install jsonschema"), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: jsonSchemaValidatorAvailable, "needs python3 with jsonschema: pip install jsonschema"), .timeLimit(.minutes(20)))
     func swiftTestingTestsFailWithTheirOwnLeaks() throws {
         try checkReports(
             filter: "AttributedTests", suite: "AttributedTests",
             leakingTests: ["leaksTheProfile()": "ProfileFlow", "leaksTheNotesThroughACycle()": "NotesFlow"], allTests: 5)
     }
 
-    @Test(.enabled(if: jsonSchemaValidatorAvailable, "needs python3 with jsonschema: pip install jsonschema"), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: jsonSchemaValidatorAvailable, "needs python3 with jsonschema: pip install jsonschema"), .timeLimit(.minutes(20)))
     func xcTestsFailWithTheirOwnLeaks() throws {
         try checkReports(
             filter: "AttributedXCTests", suite: "AttributedXCTests",
             leakingTests: ["testLeaksTheProfile": "ProfileFlow", "testLeaksTheNotesThroughACycle": "NotesFlow"], allTests: 5)
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(20)))
     func theInTestAssertionFailsExactlyTheLeakingTests() throws {
-        let run = try CheckRunner.run(
-            "/usr/bin/env", Self.swiftTest(filter: "AttributedTests|AttributedXCTests"), environment: ["LEAKY_FIXTURE_ASSERT": "1"],
-            seconds: 280)
+        let run = try withFixtureScratch {
+            try CheckRunner.run(
+                "/usr/bin/env", Self.swiftTest(filter: "AttributedTests|AttributedXCTests"),
+                environment: ["LEAKY_FIXTURE_ASSERT": "1"], seconds: 280)
+        }
         let output = run.stdout + run.stderr
         #expect(run.status != 0, "\(output)")
         // swift-testing

@@ -1,11 +1,11 @@
 import NodesTracking
+import ProcessTestSupport
 import Testing
 
 @testable import NodesRetainers
 
 #if canImport(Glibc)
 import Glibc
-import ProcessTestSupport
 #endif
 
 /// The forked child that analyses run in: it answers, it is killed past its deadline, what goes

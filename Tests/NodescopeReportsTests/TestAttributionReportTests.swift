@@ -1,12 +1,12 @@
 import Foundation
 import NodescopeCollector
+import ProcessTestSupport
 import Testing
 
 @testable import NodescopeReports
 
 #if canImport(FoundationXML)
 import FoundationXML
-import ProcessTestSupport
 #endif
 
 /// Reports of leaks whose nodes carry their attach site and the test they were attached under:
