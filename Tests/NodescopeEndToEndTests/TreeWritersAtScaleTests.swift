@@ -34,8 +34,11 @@ struct TreeWritersAtScaleTests {
     private static func connectHost(
         _ fixture: DaemonFixture, name: String, pid: UInt32, chain: Bool, count: Int
     ) throws -> RawSocket {
+        // The bytes first, then the connection: the daemon closes a peer that sends no hello
+        // within 5 s, and a debug build beside two CPU hogs took longer than that to make them.
+        let bytes = stream(name: name, pid: pid, chain: chain, count: count)
         let host = try #require(RawSocket(path: fixture.socket))
-        host.send(stream(name: name, pid: pid, chain: chain, count: count))
+        host.send(bytes)
         // A debug daemon beside every other test (and the retainer analyses forking beside it)
         // can take past a minute for 200,000 nodes, more beside two CPU hogs: wait as long as it
         // makes progress, within 60 s without any and 10 minutes in all. (A stall at 45,678 and
