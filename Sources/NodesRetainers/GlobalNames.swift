@@ -35,11 +35,15 @@ final class GlobalNames {
     }
 
     /// The Swift runtime's caches that the compiler emits in every image: metadata instantiation
-    /// caches (`MI`, `MK`), lazy metadata and witness table caches (`ML`, `WL`) and demangling
-    /// caches (`MD`). They point at what the runtime allocated (metadata, witness tables, its own
-    /// cache entries), never at an object: a path from one goes through the runtime's pools, whose
-    /// unused parts hold stale words.
-    private static let runtimeCacheSuffixes: [String] = ["MI", "MK", "ML", "WL", "MD"]
+    /// caches (`MI`, `MK`, and `MJ` for noncanonical specializations), singleton metadata
+    /// initialization caches (`Ml`, of a class whose superclass is generic or resilient), lazy
+    /// metadata and witness table caches (`ML`, `WL`) and demangling caches (`MD`). They point at
+    /// what the runtime allocated (metadata, witness tables, its own cache entries), never at an
+    /// object: a path from one goes through the runtime's blocks and pools, whose words are the
+    /// runtime's own or stale (a loaded run met `type metadata singleton initialization cache for
+    /// PlainFlow +8 → a 24-byte heap block +16 → the object`: the cache entry's word pointed at a
+    /// block freed since, whose place a test's object had taken).
+    private static let runtimeCacheSuffixes: [String] = ["MI", "MK", "MJ", "Ml", "ML", "WL", "MD"]
     /// The symbols looked at so far, by image: their extents (in image addresses, in order) and
     /// whether they are runtime caches.
     private var cacheVerdicts: [String: [(start: UInt, end: UInt, isCache: Bool)]] = [:]
