@@ -22,6 +22,9 @@ final class ElfSymbols: @unchecked Sendable {
     /// The lowest address the image's loadable segments ask for (0 for a shared object or a
     /// position-independent executable): the load address minus this is the bias.
     private(set) var lowestLoadAddress: UInt = 0
+    /// Where the image's writable loadable segments end (their `.data` and `.bss`), in image
+    /// addresses, rounded up to a page: what lies past it in the process is not the image's.
+    private(set) var writableEnd: UInt = 0
 
     /// The symbols of the image at `path`, or nil when it is not a readable 64-bit ELF file.
     init?(path: String) {
@@ -48,6 +51,16 @@ final class ElfSymbols: @unchecked Sendable {
                 guard segments.load(UInt32.self, at: base) == 1 else { return nil }  // PT_LOAD
                 return UInt(segments.load(UInt64.self, at: base + 16)) & ~0xFFF
             }.min() ?? 0
+        writableEnd =
+            (0..<programHeaderCount).compactMap { index -> UInt? in
+                let base = index * programHeaderSize
+                // PT_LOAD with PF_W: its virtual address plus its size in memory.
+                guard segments.load(UInt32.self, at: base) == 1, segments.load(UInt32.self, at: base + 4) & 2 != 0 else {
+                    return nil
+                }
+                let end = UInt(segments.load(UInt64.self, at: base + 16)) &+ UInt(segments.load(UInt64.self, at: base + 40))
+                return (end &+ 0xFFF) & ~0xFFF
+            }.max() ?? 0
         for index in 0..<sectionCount {
             let base = index * sectionHeaderSize
             guard sections.load(UInt32.self, at: base + 4) == 2 else { continue }  // SHT_SYMTAB

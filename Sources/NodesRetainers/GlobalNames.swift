@@ -103,7 +103,22 @@ final class GlobalNames {
         for path in Set(paths) { _ = symbols(of: path) }
     }
 
+    /// Where the writable data of the image at `path` ends in the process (its `.bss` included),
+    /// or nil when its file cannot be read: the kernel merges an anonymous mapping made right
+    /// after an image's `.bss` (a malloc block, a thread's stack) into the `.bss`'s mapping, and
+    /// what lies past this end is not the image's.
+    static func dataEnd(of path: String, mappings: [MemoryMapping]) -> UInt? {
+        guard let symbols = symbols(of: path), symbols.writableEnd > 0,
+            let start = mappings.lazy.filter({ $0.path == path }).map(\.start).min()
+        else { return nil }
+        return start &- symbols.lowestLoadAddress &+ symbols.writableEnd
+    }
+
     private func symbols(of path: String) -> ElfSymbols? {
+        Self.symbols(of: path)
+    }
+
+    private static func symbols(of path: String) -> ElfSymbols? {
         if let known = Self.images.withLock({ $0[path] }) { return known }
         // Read outside the lock (a large table takes a while); two analyses that race read it
         // twice, and keep one.

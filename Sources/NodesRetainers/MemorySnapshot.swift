@@ -293,7 +293,8 @@ final class MemorySnapshot {
         let ownStack = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
         var plan: [Planned] = []
         let mappings = ProcessMemory.captureBuffer.map { excluding($0, from: map.mappings) } ?? map.mappings
-        for (index, mapping) in mappings.enumerated() {
+        for (index, listed) in mappings.enumerated() {
+            var mapping = listed
             guard mapping.readable, mapping.writable, !mapping.shared, mapping.length >= 16 else { continue }
             if mapping.start <= ownStack, ownStack < mapping.end { continue }
             let previous = index > 0 ? mappings[index - 1] : nil
@@ -308,14 +309,19 @@ final class MemorySnapshot {
                 continue
             }
             if mapping.path.hasPrefix("["), mapping.path != "[stack]", !mapping.path.hasPrefix("[anon") { continue }
-            // The .bss of an image follows its file-backed data.
+            // The .bss of an image follows its file-backed data, up to where the image's segments
+            // end: the kernel merges an anonymous mapping made right after it (a malloc block, a
+            // thread's stack) into the same mapping, and that part is looked at as any other (a
+            // loaded run once took a thread's stack past a library's .bss for its globals).
             if let previous, previous.end == mapping.start, previous.writable, previous.inode != 0,
                 map.imagePaths.contains(previous.path)
             {
-                if !Self.holdsNoSwiftObject(image: previous.path) {
-                    plan.append(Planned(start: mapping.start, end: mapping.end, kind: .imageData(path: previous.path)))
+                let end = GlobalNames.dataEnd(of: previous.path, mappings: mappings).map { min($0, mapping.end) } ?? mapping.end
+                if end > mapping.start, !Self.holdsNoSwiftObject(image: previous.path) {
+                    plan.append(Planned(start: mapping.start, end: end, kind: .imageData(path: previous.path)))
                 }
-                continue
+                guard end < mapping.end, mapping.end - max(end, mapping.start) >= 16 else { continue }
+                mapping.start = max(end, mapping.start)
             }
             let thread = threads.first { $0.stackPointer.map { mapping.start <= $0 && $0 < mapping.end } ?? false }
             if mapping.path == "[stack]" || thread != nil {
