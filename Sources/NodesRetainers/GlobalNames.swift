@@ -41,8 +41,8 @@ final class GlobalNames {
     /// what the runtime allocated (metadata, witness tables, its own cache entries), never at an
     /// object: a path from one goes through the runtime's blocks and pools, whose words are the
     /// runtime's own or stale (a loaded run met `type metadata singleton initialization cache for
-    /// PlainFlow +8 → a 24-byte heap block +16 → the object`: the cache entry's word pointed at a
-    /// block freed since, whose place a test's object had taken).
+    /// PlainFlow +8 → a 24-byte heap block +16 → the object`: most likely the block's last word,
+    /// past the 16-byte entry, left from the block's earlier use).
     private static let runtimeCacheSuffixes: [String] = ["MI", "MK", "MJ", "Ml", "ML", "WL", "MD"]
     /// The symbols looked at so far, by image: their extents (in image addresses, in order) and
     /// whether they are runtime caches.
@@ -104,9 +104,9 @@ final class GlobalNames {
     }
 
     /// Where the writable data of the image at `path` ends in the process (its `.bss` included),
-    /// or nil when its file cannot be read: the kernel merges an anonymous mapping made right
-    /// after an image's `.bss` (a malloc block, a thread's stack) into the `.bss`'s mapping, and
-    /// what lies past this end is not the image's.
+    /// or nil when its file cannot be read: an anonymous mapping made later can sit right after
+    /// an image's data (or be merged by the kernel onto its `.bss`), and what lies past this end
+    /// is not the image's.
     static func dataEnd(of path: String, mappings: [MemoryMapping]) -> UInt? {
         guard let symbols = symbols(of: path), symbols.writableEnd > 0,
             let start = mappings.lazy.filter({ $0.path == path }).map(\.start).min()

@@ -310,9 +310,9 @@ final class MemorySnapshot {
             }
             if mapping.path.hasPrefix("["), mapping.path != "[stack]", !mapping.path.hasPrefix("[anon") { continue }
             // The .bss of an image follows its file-backed data, up to where the image's segments
-            // end: the kernel merges an anonymous mapping made right after it (a malloc block, a
-            // thread's stack) into the same mapping, and that part is looked at as any other (a
-            // loaded run once took a thread's stack past a library's .bss for its globals).
+            // end. An anonymous mapping made later can sit right after the data (or be merged by
+            // the kernel onto the .bss): that part is looked at as any other (a loaded run once
+            // read 10 MB past libpcre2's data as that library's globals).
             if let previous, previous.end == mapping.start, previous.writable, previous.inode != 0,
                 map.imagePaths.contains(previous.path)
             {
