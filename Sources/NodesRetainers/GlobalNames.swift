@@ -108,10 +108,10 @@ final class GlobalNames {
     /// an image's data (or be merged by the kernel onto its `.bss`), and what lies past this end
     /// is not the image's.
     static func dataEnd(of path: String, mappings: [MemoryMapping]) -> UInt? {
-        guard let symbols = symbols(of: path), symbols.writableEnd > 0,
-            let start = mappings.lazy.filter({ $0.path == path }).map(\.start).min()
-        else { return nil }
-        return start &- symbols.lowestLoadAddress &+ symbols.writableEnd
+        guard let symbols = symbols(of: path), symbols.writableEnd > 0, let bias = loadBias(of: path, mappings: mappings) else {
+            return nil
+        }
+        return bias &+ symbols.writableEnd
     }
 
     private func symbols(of path: String) -> ElfSymbols? {
@@ -131,7 +131,11 @@ final class GlobalNames {
     }
 
     private func loadBias(of path: String, map: MemoryMap) -> UInt? {
-        guard let start = map.mappings.lazy.filter({ $0.path == path }).map(\.start).min() else { return nil }
+        Self.loadBias(of: path, mappings: map.mappings)
+    }
+
+    private static func loadBias(of path: String, mappings: [MemoryMapping]) -> UInt? {
+        guard let start = mappings.lazy.filter({ $0.path == path }).map(\.start).min() else { return nil }
         return start &- (symbols(of: path)?.lowestLoadAddress ?? 0)
     }
 }

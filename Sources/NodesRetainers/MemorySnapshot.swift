@@ -320,8 +320,9 @@ final class MemorySnapshot {
                 if end > mapping.start, !Self.holdsNoSwiftObject(image: previous.path) {
                     plan.append(Planned(start: mapping.start, end: end, kind: .imageData(path: previous.path)))
                 }
-                guard end < mapping.end, mapping.end - max(end, mapping.start) >= 16 else { continue }
-                mapping.start = max(end, mapping.start)
+                let rest = max(end, mapping.start)
+                guard mapping.end - rest >= 16 else { continue }
+                mapping.start = rest
             }
             let thread = threads.first { $0.stackPointer.map { mapping.start <= $0 && $0 < mapping.end } ?? false }
             if mapping.path == "[stack]" || thread != nil {

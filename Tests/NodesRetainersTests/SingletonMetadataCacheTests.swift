@@ -37,9 +37,9 @@ extension RetainerAnalysisTests {
     /// A class's singleton metadata initialization cache (`…Ml`, in the image's data) points at the
     /// runtime's entry for it, a heap block (the tracking state and the metadata). A loaded run
     /// met `type metadata singleton initialization cache for PlainFlow +8 → a 24-byte heap block
-    /// +16 → the object`: a word the runtime left pointing at a block freed since, whose place the
-    /// test's object had taken. The runtime's caches hold no object of the program, so the cache is
-    /// no root: the entry it points at is held by nothing the analysis reports.
+    /// +16 → the object`: most likely the block's last word, past the 16-byte entry, left from the
+    /// block's earlier use. The runtime's caches hold no object of the program, so the cache is no
+    /// root: the entry it points at is held by nothing the analysis reports.
     @Test func aSingletonMetadataInitializationCacheHoldsNothing() throws {
         let child = LateCompletedChild()
         child.value = 1
