@@ -4,6 +4,7 @@
 #include "CNodesMemory.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -332,6 +333,28 @@ static int cnm_capture_signal(void) {
     return 0;
 }
 
+/// The system call that thread `thread` of this process is blocked in, as
+/// `/proc/self/task/<id>/syscall` shows it: its number, or -1 while the thread runs (or where the
+/// file cannot be read).
+static long cnm_thread_call(long thread) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", thread);
+    int descriptor;
+    do descriptor = open(path, O_RDONLY | O_CLOEXEC);
+    while (descriptor < 0 && errno == EINTR);
+    if (descriptor < 0) return -1;
+    char line[32];
+    ssize_t length;
+    do length = read(descriptor, line, sizeof line - 1);
+    while (length < 0 && errno == EINTR);
+    close(descriptor);
+    if (length <= 0 || line[0] < '0' || line[0] > '9') return -1;
+    long call = 0;
+    for (ssize_t index = 0; index < length && line[index] >= '0' && line[index] <= '9' && call < 1 << 20; index++)
+        call = call * 10 + (line[index] - '0');
+    return call;
+}
+
 long cnm_capture_stacks(const long *threads, size_t count, const uintptr_t *starts, const uintptr_t *ends,
                         size_t rangeCount, int milliseconds, cnm_captured_stack *captured) {
     if (count > CNM_MAX_THREADS || rangeCount > CNM_MAX_RANGES) return -E2BIG;
@@ -372,11 +395,16 @@ long cnm_capture_stacks(const long *threads, size_t count, const uintptr_t *star
     pid_t process = getpid();
     uint32_t expected = 0;
     for (size_t index = 0; index < count; index++) {
-        if (syscall(SYS_tgkill, process, (pid_t)threads[index], signal) == 0) {
-            expected++;
-        } else {
+        // Looked at again right before its signal: a thread that has gone into a sleep or a poll
+        // since the caller read the list would see the interruption. It is left out (not copied),
+        // which narrows the race to the instant between this look and the signal.
+        long call = cnm_thread_call(threads[index]);
+        if ((call >= 0 && cnm_interrupt_shows(call))
+            || syscall(SYS_tgkill, process, (pid_t)threads[index], signal) != 0) {
             int waiting = CNM_SLOT_WAITING;
             (void)atomic_compare_exchange_strong(&cnm_capture.states[index], &waiting, CNM_SLOT_FAILED);
+        } else {
+            expected++;
         }
     }
     uint64_t deadline = cnm_now_nanos() + (uint64_t)(milliseconds > 0 ? milliseconds : 0) * 1000000u;

@@ -185,8 +185,12 @@ final class ReadAhead: @unchecked Sendable {
         private var takenHere = 0
         private var writtenSeen = 0
         private var publishedHere: Int
+        /// Whether the search waits for the reader's every block however long (until the
+        /// deadline), never going on alone: ``RetainerAnalysis/ReadingAhead/always``.
+        private let waitsForEveryBlock: Bool
 
-        init(_ reader: ReadAhead) {
+        init(_ reader: ReadAhead, waitsForEveryBlock: Bool = false) {
+            self.waitsForEveryBlock = waitsForEveryBlock
             ring = reader.ring
             published = reader.published
             written = reader.written
@@ -220,10 +224,11 @@ final class ReadAhead: @unchecked Sendable {
             return nil
         }
 
-        /// The next record, or `late` when the reader is slow to write it: a block's header.
+        /// The next record, or `late` when the reader is slow to write it (unless the search
+        /// waits for every block): a block's header.
         @inline(__always)
         mutating func header(deadline: UInt64, clock: () -> UInt64) -> Take {
-            take(deadline: deadline, clock: clock, patient: false)
+            take(deadline: deadline, clock: clock, patient: waitsForEveryBlock)
         }
 
         @inline(__always)

@@ -143,7 +143,9 @@ package final class RetainerAnalysis {
         /// Where a processor is free when the search goes on (``ReadAhead/processorIsFree()``):
         /// on a busy machine a second thread only shares the first one's time.
         case whenAProcessorIsFree
-        /// Whatever the machine's load (tests that compare the two ways).
+        /// Whatever the machine's load, and waiting for the reader however long it is kept from
+        /// a processor, never going on alone (tests that compare the two ways: a loaded machine
+        /// changes neither what is read ahead nor what is found).
         case always
         /// Always, with a reader that stops after reading `blocks` blocks, as one that loses its
         /// processor for good would: tests of the search going on alone when its reader is late.

@@ -353,7 +353,7 @@ final class RetainerSearch {
             blocksReadAhead += read
         }
         let (deadline, clock) = (self.deadline, self.clock)
-        var reader = ReadAhead.Cursor(reader)
+        var reader = ReadAhead.Cursor(reader, waitsForEveryBlock: readsAhead == .always)
         while head < queued, targetsLeft > 0 {
             if scanned & 63 == 0, clock() >= deadline {
                 cutShort = true

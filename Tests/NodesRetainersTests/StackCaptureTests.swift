@@ -85,14 +85,38 @@ import Glibc
 
     @Test func aSleepingThreadIsNotWokenByTheCapture() throws {
         let sleeper = Sleeper()
-        sleeper.start()
         defer { sleeper.join() }
-        // Wait until it sleeps, so that the analysis finds it in the call.
-        while !sleeper.isSleeping() { usleep(1_000) }
+        // Wait until it sleeps, so that the analysis finds it in the call. While no analysis runs:
+        // another test's analysis that read the thread list before the sleeper slept would look
+        // at it again only right before its signal (the test below), and a sleep begun between
+        // that look and the signal would be cut short (a loaded run met it once).
+        RetainerAnalysis.withNoAnalysisRunning {
+            sleeper.start()
+            while !sleeper.isSleeping() { usleep(1_000) }
+        }
         let target = StaleTarget()
         _ = RetainerAnalysisTests().analysis().explain(
             [RetainerAnalysis.Target(target, nodeID: 43, objectIndex: 0)], attached: [], detached: [])
         withExtendedLifetime(target) {}
+        sleeper.join()
+        #expect(sleeper.interrupted.load(ordering: .acquiring) == false)
+    }
+
+    /// A thread that was running when the thread list was read, and sleeps by the time its
+    /// signal is due, is looked at again right before the signal and left out: its sleep is not
+    /// cut short. (The capture is asked for it as the list read before it slept would have it.)
+    @Test func aThreadThatWentToSleepSinceTheListWasReadIsLeftOut() throws {
+        let sleeper = Sleeper()
+        defer { sleeper.join() }
+        var captured: [ProcessMemory.CapturedStack?]?
+        RetainerAnalysis.withNoAnalysisRunning {
+            sleeper.start()
+            while !sleeper.isSleeping() { usleep(1_000) }
+            captured = ProcessMemory.captureStacks(of: [sleeper.threadID], stackRanges: [], milliseconds: 100)
+            if captured != nil { ProcessMemory.captureDone() }
+        }
+        let entries = try #require(captured)
+        #expect(entries.count == 1 && entries[0] == nil)
         sleeper.join()
         #expect(sleeper.interrupted.load(ordering: .acquiring) == false)
     }
@@ -289,6 +313,9 @@ final class Sleeper: @unchecked Sendable {
                 return nil
             }, argument)
     }
+
+    /// The kernel's id of the thread, once it has started (else 0).
+    var threadID: Int { asleep.load(ordering: .acquiring) }
 
     /// Whether the thread is in its sleep (as `/proc` shows it).
     func isSleeping() -> Bool {

@@ -101,7 +101,9 @@ typedef struct {
 /// were copied, or -errno (`EBUSY` while another capture's copies are in use: call
 /// cnm_capture_done when done with them). Interrupted system calls restart (`SA_RESTART`), but
 /// those that never restart (sleeps, polls) fail with `EINTR`, and a blocked write that had sent
-/// some bytes returns their count: leave their threads out (cnm_interrupt_shows).
+/// some bytes returns their count: leave their threads out (cnm_interrupt_shows). Each thread's
+/// call is looked at again right before its signal, and one that has gone into such a call since
+/// the caller looked is left out (not copied).
 long cnm_capture_stacks(const long *threads, size_t count, const uintptr_t *starts, const uintptr_t *ends,
                         size_t rangeCount, int milliseconds, cnm_captured_stack *captured);
 
