@@ -17,6 +17,24 @@ extension RetainerAnalysisTests {
         return UnsafeMutableRawBufferPointer(start: begin, count: remaining)
     }
 
+    /// The free part of the metadata pool, made at least `bytes` long: what other tests left of
+    /// the current pool may be less (56 bytes once, in a loaded run), so new metadata is made,
+    /// a generic type one level deeper each time, until the runtime starts a new pool.
+    static func metadataPoolFree(atLeast bytes: Int) -> UnsafeMutableRawBufferPointer? {
+        var type: Any.Type = MetadataLevel<StaleTarget>.self
+        for _ in 0..<100_000 {
+            guard let free = metadataPoolFree() else { return nil }
+            if free.count >= bytes { return free }
+            type = oneLevelDeeper(type)
+        }
+        return nil
+    }
+
+    private static func oneLevelDeeper(_ type: Any.Type) -> Any.Type {
+        func deeper<T>(_: T.Type) -> Any.Type { MetadataLevel<T>.self }
+        return _openExistential(type, do: deeper)
+    }
+
     /// What the metadata allocator's current pool holds past its allocations is what the memory
     /// held before the runtime took it: a stale word there (found as the last hop of
     /// `metadata instantiation cache for … → a 16392-byte heap block +288 → CycleBack`) is no
@@ -25,8 +43,7 @@ extension RetainerAnalysisTests {
     @Test func aWordInTheMetadataAllocatorsFreePoolIsNoReference() throws {
         let target = StaleTarget()
         let address = UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque())
-        let free = try #require(Self.metadataPoolFree(), "the runtime exports its metadata pool")
-        try #require(free.count >= 64)
+        let free = try #require(Self.metadataPoolFree(atLeast: 64), "the runtime exports its metadata pool, and starts a new one")
         let slot = (free.count - 16) & ~7
         free.storeBytes(of: address, toByteOffset: slot, as: UInt.self)
         let frames = analysis().explain([RetainerAnalysis.Target(target, nodeID: 3, objectIndex: 0)], attached: [], detached: [])
@@ -35,4 +52,7 @@ extension RetainerAnalysisTests {
         withExtendedLifetime(target) {}
     }
 }
+
+/// A generic type of no size, for metadata made on demand: `MetadataLevel<MetadataLevel<…>>`.
+private struct MetadataLevel<T> {}
 #endif

@@ -44,6 +44,25 @@ struct InputChecksTests {
         #expect(!FileManager.default.fileExists(atPath: output + ".svg"))
     }
 
+    /// diff's 1 means "they differ", so an operand it cannot read is a 2: a mistyped file at
+    /// once (not waited for as a process), and a process that never connects after its wait.
+    @Test func anOperandDiffCannotReadIsAnErrorNotADifference() throws {
+        let scratch = makeScratchDirectory()
+        let socket = scratch.appendingPathComponent("c.sock").path
+        let typo = scratch.appendingPathComponent("pinned.jsn.json").path
+        let cases: [(arguments: [String], says: String)] = [
+            (["diff", typo, typo], "no file \(typo): it does not exist"),
+            (["diff", "/no-such-directory/a.json", typo], "no file /no-such-directory/a.json: there is no directory /no-such-directory"),
+            (["diff", "old.nsrec@2.5", typo], "no file old.nsrec@2.5: it does not exist"),
+            (["diff", "no-such-process", "no-such-process", "--wait", "0", "--socket", socket], "no process no-such-process"),
+        ]
+        for (arguments, says) in cases {
+            let (status, stderr) = try run(arguments)
+            #expect(status == 2, "\(arguments): \(status) \(stderr)")
+            #expect(stderr.contains(says), "\(arguments): \(stderr)")
+        }
+    }
+
     @Test func aTreeInJSONLargerThanItsBoundIsRefusedUnread() throws {
         // A sparse file: 1 GiB + 1 byte of nothing, refused from its size alone.
         let file = makeScratchDirectory().appendingPathComponent("huge.json").path

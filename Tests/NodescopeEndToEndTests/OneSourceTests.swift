@@ -36,6 +36,7 @@ struct OneSourceTests {
             ("leaks", ["--format", "sarif"]),
             ("export", ["-o", "-", "--format", "svg"]), ("export", ["-o", "-", "--format", "dot"]),
             ("export", ["-o", "-", "--format", "json"]), ("export", ["-o", "-", "--root", root]),
+            ("export", ["-o", "-", "--format", "json", "--root", root, "--depth", "1"]),
         ]
         var leakCount = 0
         for command in commands {
@@ -63,6 +64,18 @@ struct OneSourceTests {
             }
         }
         #expect(leakCount > 0, "the sample's leak is not in the report, so the comparison shows little")
+        // export's JSON of a subtree has the nodes of tree's JSON of it, not the whole tree's.
+        // (Not byte for byte: export names the closures on retainer paths, `tree --json` passes
+        // the collector's document on as it arrives.)
+        let subtree = ["--root", root, "--depth", "1"]
+        let exported = try fixture.finished(["export", "\(pid)", "-o", "-", "--format", "json"] + subtree)
+        let treeJSON = try fixture.finished(["tree", "\(pid)", "--json"] + subtree)
+        let whole = try fixture.finished(["export", "\(pid)", "-o", "-", "--format", "json"])
+        let (exportedNodes, subtreeNodes, wholeNodes) = (
+            Self.nodeIDs(exported.stdout), Self.nodeIDs(treeJSON.stdout), Self.nodeIDs(whole.stdout)
+        )
+        #expect(!exportedNodes.isEmpty && exportedNodes == subtreeNodes, "\(exportedNodes) vs \(subtreeNodes)")
+        #expect(exportedNodes.count < wholeNodes.count, "the subtree has fewer nodes than the whole tree: \(wholeNodes)")
         // diff: the live tree and the recording's end are the same tree (exit 0).
         let diff = try fixture.finished(["diff", "\(pid)", file])
         #expect(diff.process.terminationStatus == 0, "\(diff.stdout)\(diff.stderr)")
@@ -145,6 +158,14 @@ struct OneSourceTests {
     }
 
     /// Where two texts first differ, with a little context.
+    /// The ids of the nodes of a tree in JSON, in its order.
+    static func nodeIDs(_ json: String) -> [Int] {
+        guard let document = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+            let nodes = document["nodes"] as? [[String: Any]]
+        else { return [] }
+        return nodes.compactMap { $0["id"] as? Int }
+    }
+
     static func firstDifference(_ a: String, _ b: String) -> String {
         let (left, right) = (Array(a), Array(b))
         var index = 0

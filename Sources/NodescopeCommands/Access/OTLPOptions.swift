@@ -7,7 +7,7 @@ struct OTLPOptions: ParsableArguments {
     @Option(
         name: .customLong("otlp-endpoint"),
         help: ArgumentHelp(
-            "Also send leak verdicts (logs), node lives (traces; check only) and counts (metrics) to this OTLP/HTTP endpoint (URL/v1/logs, /v1/traces, /v1/metrics), as OTEL_EXPORTER_OTLP_ENDPOINT does. See docs/FLEET.md.",
+            "Also send leak verdicts (logs), node lives (traces: check's run, the daemon's processes) and counts (metrics) to this OTLP/HTTP endpoint (URL/v1/logs, /v1/traces, /v1/metrics), as OTEL_EXPORTER_OTLP_ENDPOINT does. See docs/FLEET.md.",
             valueName: "url"))
     var otlpEndpoint: String?
 

@@ -19,7 +19,9 @@ struct DiffCommand: AsyncParsableCommand {
 
             --svg FILE (or -o FILE) also draws the difference: the union of both trees, nodes \
             added in B green and marked +, removed ones red, dashed and marked \u{2212}, changed ones \
-            amber with what changed. The exit status is the same with or without it.
+            amber with what changed. The exit status is the same with or without it: 0 the \
+            same, 1 different, 2 an operand that cannot be read (no such file or process, a file \
+            that is no tree) or a file that cannot be written.
             """)
 
     @Argument(help: "The first tree: a JSON file, a recording[@TIME], or a process.")
@@ -81,6 +83,10 @@ struct DiffCommand: AsyncParsableCommand {
             } catch {
                 throw CLIError("\(operand): \(error)", exitCode: 2)
             }
+        } else if Self.namesAFile(operand) {
+            // A process name has no slash, and none is called x.json: a mistyped file, said at
+            // once rather than waited for as a process.
+            throw CLIError("no file \(VisibleText.escaped(operand)): \(Self.noFileReason(operand))", exitCode: 2)
         }
         do {
             return try await options.withSource(for: process, command: "diff") { source in
@@ -91,6 +97,26 @@ struct DiffCommand: AsyncParsableCommand {
             throw CLIError(error.message, exitCode: 2)
         } catch let refusal as ControlClient.Refusal where options.from != nil {
             throw CLIError("\(options.from ?? operand): \(refusal.description)", exitCode: 2)
+        } catch  where options.from == nil {
+            // No process to compare (none connected, no collector): an error, not a difference.
+            guard let failure = CLIError(error) else { throw error }
+            throw CLIError(failure.message, exitCode: 2, underlying: failure.underlying)
         }
+    }
+
+    /// Whether an operand that names no existing file looks like a file's path all the same: a
+    /// slash (no process name has one) or a tree's or recording's extension, before any `@TIME`.
+    static func namesAFile(_ operand: String) -> Bool {
+        let path = operand.lastIndex(of: "@").map { String(operand[..<$0]) } ?? operand
+        return path.contains("/") || [".json", ".nsrec"].contains { path.lowercased().hasSuffix($0) }
+    }
+
+    private static func noFileReason(_ operand: String) -> String {
+        let path = operand.lastIndex(of: "@").map { String(operand[..<$0]) } ?? operand
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            return "there is no directory \(VisibleText.escaped(directory))"
+        }
+        return "it does not exist (an operand is a JSON tree, a recording[@TIME], or a process's pid or name)"
     }
 }

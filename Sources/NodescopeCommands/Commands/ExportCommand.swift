@@ -27,8 +27,10 @@ struct ExportCommand: AsyncParsableCommand {
 
             An SVG folds long runs of same-named siblings ("… 47 more FeedItemFlow"), keeping \
             every sibling that leaked or awaits release: --max-siblings N sets how long a run may \
-            be, --expand draws every node. DOT and JSON are data and hold every node unless \
-            --max-siblings asks otherwise.
+            be, --expand draws every node. DOT is data and holds every node unless \
+            --max-siblings asks otherwise. JSON is the tree as `tree --json` writes it: the whole \
+            tree, or the subtree of --root to --depth levels; the drawing's options (--layout, \
+            --orientation, --fit, --max-siblings, --expand) do not apply to it.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -104,31 +106,35 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let process = self.process
-        let (view, leaks) = try await source.withSource(for: process, command: "export") { source in
-            try await (source.tree(of: process, rootPath: "", depth: nil), source.leaks(of: process))
-        }
         let format = resolvedFormat ?? .svg
-        let drawing: DiagramRenderer.Drawing
-        switch format {
-        case .json:
-            // Written as it is made (``TreeJSON``): the one format that needs no layout.
+        if format == .json {
+            // The tree, or the subtree of --root to --depth, as `tree --json` writes it, and
+            // written as it is made (``TreeJSON``): the one format that needs no layout.
+            let (root, depth) = (self.root ?? "", self.depth)
+            let view = try await source.withSource(for: process, command: "export") { source in
+                try await source.tree(of: process, rootPath: root, depth: depth)
+            }
             let writer = try OutputWriter(path: output)
             TreeJSON.write(view) { writer.write(bytes: $0) }
             writer.write("\n")
             try writer.finish()
-            drawing = DiagramRenderer.Drawing(text: "", drawnNodes: view.nodes.count, hiddenNodes: 0)
-        case .svg, .dot:
-            if let root, view.node(atPath: root) == nil {
-                throw CLIError(
-                    "no node at \(root) in \(VisibleText.escaped(view.processName)); paths are node names from a root, "
-                        + "like AppFlow/LoggedInFlow (or the last names of one, like LoggedInFlow)", exitCode: 1)
-            }
-            let options = TreeDiagram.Options(
-                layout: layout, orientation: orientation, page: fit.flatMap(DiagramPage.init(parsing:)), rootPath: root, depth: depth,
-                siblingRunLimit: siblingRunLimit)
-            drawing = try TreeDiagram.draw(view, leaks: leaks, format: format == .dot ? .dot : .svg, options: options)
+            let drawing = DiagramRenderer.Drawing(text: "", drawnNodes: view.nodes.count, hiddenNodes: 0)
+            if output != "-" { Terminal.note("wrote \(output): " + Self.summary(of: drawing, format: format)) }
+            return
         }
-        if format != .json { try OutputFile.write(drawing.text, to: output) }
+        let (view, leaks) = try await source.withSource(for: process, command: "export") { source in
+            try await (source.tree(of: process, rootPath: "", depth: nil), source.leaks(of: process))
+        }
+        if let root, view.node(atPath: root) == nil {
+            throw CLIError(
+                "no node at \(root) in \(VisibleText.escaped(view.processName)); paths are node names from a root, "
+                    + "like AppFlow/LoggedInFlow (or the last names of one, like LoggedInFlow)", exitCode: 1)
+        }
+        let options = TreeDiagram.Options(
+            layout: layout, orientation: orientation, page: fit.flatMap(DiagramPage.init(parsing:)), rootPath: root, depth: depth,
+            siblingRunLimit: siblingRunLimit)
+        let drawing = try TreeDiagram.draw(view, leaks: leaks, format: format == .dot ? .dot : .svg, options: options)
+        try OutputFile.write(drawing.text, to: output)
         if output != "-" { Terminal.note("wrote \(output): " + Self.summary(of: drawing, format: format)) }
         if let fit = drawing.fit, !fit.fits { Terminal.note(Self.overflow(of: fit)) }
     }
