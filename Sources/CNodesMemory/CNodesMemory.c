@@ -275,11 +275,16 @@ static void cnm_capture_handler(int signal, siginfo_t *info, void *context) {
             uintptr_t end = cnm_capture.ends[middle] & ~(uintptr_t)7;
             size_t length = end - start;
             size_t offset = atomic_fetch_add(&cnm_capture.used, (length + 15) & ~(size_t)15);
-            if (offset + length <= cnm_capture_capacity) {
-                memcpy(cnm_capture.buffer + offset, (const void *)start, length);
+            // Not memcpy: the range was read from /proc/self/maps before the signal, and its part
+            // past this thread's stack (another mapping the kernel showed as one with it) may be
+            // gone by now. process_vm_readv copies up to the first byte that is not there, and a
+            // stack pointer's own page is: the copy is this thread's stack, never a fault.
+            long copied = offset + length <= cnm_capture_capacity
+                ? cnm_read_own_memory(cnm_capture.buffer + offset, start, length) : -1;
+            if (copied > 0 && start + (uintptr_t)copied > pointer) {
                 cnm_capture.captured[slot].stackPointer = pointer;
                 cnm_capture.captured[slot].start = start;
-                cnm_capture.captured[slot].end = end;
+                cnm_capture.captured[slot].end = (start + (uintptr_t)copied) & ~(uintptr_t)7;
                 cnm_capture.captured[slot].copy = cnm_capture.buffer + offset;
                 outcome = CNM_SLOT_COPIED;
             }

@@ -121,6 +121,38 @@ import Glibc
         #expect(sleeper.interrupted.load(ordering: .acquiring) == false)
     }
 
+    /// The ranges the capture is given were read from `/proc/self/maps` a moment before, and a
+    /// thread's stack may since have lost part of the range it was read in: the kernel shows a
+    /// stack and a mapping next to it with the same permissions as one range, and the other
+    /// mapping can be unmapped (a large block that `free` gives back) before the signal. A
+    /// capture that copied the range's end with `memcpy` in the signal handler crashed the
+    /// program (once in about 20 loaded runs of the test suite); it copies what is still there.
+    /// Here the stale part is made unreadable for certain: a stack of the thread's own, its upper
+    /// part PROT_NONE.
+    @Test func aRangeThatLostItsUpperPartSinceItWasReadIsCopiedAsFarAsItIsThere() throws {
+        let half = 1 << 20
+        let mapping = try #require(
+            mmap(nil, 2 * half, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0).flatMap { $0 == MAP_FAILED ? nil : $0 })
+        let base = UInt(bitPattern: mapping)
+        #expect(mprotect(mapping + half, half, PROT_NONE) == 0)
+        let spinner = OwnStackSpinner(stack: mapping, size: half)
+        var captured: [ProcessMemory.CapturedStack?]?
+        RetainerAnalysis.withNoAnalysisRunning {
+            spinner.start()
+            while spinner.threadID == 0 { usleep(1_000) }
+            captured = ProcessMemory.captureStacks(
+                of: [spinner.threadID], stackRanges: [(start: base, end: base + UInt(2 * half))], milliseconds: 1_000)
+        }
+        let entries = try #require(captured)
+        defer { ProcessMemory.captureDone() }
+        spinner.stop()
+        #expect(entries.count == 1)
+        let stack = try #require(entries.first ?? nil, "the spinner's stack was copied")
+        #expect(stack.stackPointer >= base && stack.stackPointer < base + UInt(half))
+        #expect(stack.end == base + UInt(half), "the copy ends where the readable part does")
+        munmap(mapping, 2 * half)
+    }
+
     /// A thread blocked in one `send` of more than the socket holds is not interrupted: an
     /// interrupted send that had sent some bytes returns their count, and a program that sends
     /// in one call (a test's raw socket did) would lose the rest.
@@ -290,6 +322,43 @@ final class Spinner: @unchecked Sendable {
     private func spin() {
         spinning.store(true, ordering: .releasing)
         while !stopping.load(ordering: .relaxed) {}
+    }
+}
+
+/// Spins on a stack it is given until stopped.
+final class OwnStackSpinner: @unchecked Sendable {
+    private let stack: UnsafeMutableRawPointer
+    private let size: Int
+    private let id = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private var thread = pthread_t()
+
+    init(stack: UnsafeMutableRawPointer, size: Int) {
+        (self.stack, self.size) = (stack, size)
+    }
+
+    func start() {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstack(&attributes, stack, size)
+        let argument = Unmanaged.passRetained(self).toOpaque()
+        pthread_create(
+            &thread, &attributes,
+            { argument in
+                let spinner = Unmanaged<OwnStackSpinner>.fromOpaque(argument!).takeRetainedValue()
+                spinner.id.store(ProcessMemory.currentThreadID, ordering: .releasing)
+                while !spinner.stopping.load(ordering: .relaxed) {}
+                return nil
+            }, argument)
+    }
+
+    /// The kernel's id of the thread, once it has started (else 0).
+    var threadID: Int { id.load(ordering: .acquiring) }
+
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        pthread_join(thread, nil)
     }
 }
 
