@@ -176,7 +176,9 @@ struct AgentEndToEndTests {
         let socket = scratch.appendingPathComponent("c.sock").path
         let first = try ChildProcess("test-listener", [socket, scratch.path])
         #expect(first.waitForLine(prefix: "listening") != nil)
-        let host = try ChildProcess("test-host", ["churn", "6"], environment: ["NODESCOPE_SOCKET": socket])
+        // The host churns long enough to outlive the second listener's start on a loaded machine
+        // (a loaded run once started it after a 6 s host had ended its churn).
+        let host = try ChildProcess("test-host", ["churn", "12"], environment: ["NODESCOPE_SOCKET": socket])
         #expect(first.waitForLine(prefix: "accepted 1") != nil)
         Thread.sleep(forTimeInterval: 1.5)
         first.signal(SIGKILL)
@@ -186,7 +188,8 @@ struct AgentEndToEndTests {
         let secondDirectory = scratch.appendingPathComponent("second")
         try FileManager.default.createDirectory(at: secondDirectory, withIntermediateDirectories: true)
         let second = try ChildProcess("test-listener", [socket, secondDirectory.path])
-        #expect(second.waitForLine(prefix: "accepted 1", seconds: 5) != nil)
+        #expect(second.waitForLine(prefix: "listening") != nil)
+        #expect(second.waitForLine(prefix: "accepted 1", seconds: 15) != nil)
         #expect(host.waitForExit(seconds: 30) == 0)
         second.stop()
 
