@@ -51,9 +51,9 @@ struct InputChecksTests {
         let socket = scratch.appendingPathComponent("c.sock").path
         let typo = scratch.appendingPathComponent("pinned.jsn.json").path
         let cases: [(arguments: [String], says: String)] = [
-            (["diff", typo, typo], "no file \(typo): it does not exist"),
-            (["diff", "/no-such-directory/a.json", typo], "no file /no-such-directory/a.json: there is no directory /no-such-directory"),
-            (["diff", "old.nsrec@2.5", typo], "no file old.nsrec@2.5: it does not exist"),
+            (["diff", typo, typo], "cannot read \(typo): no such file"),
+            (["diff", "/no-such-directory/a.json", typo], "cannot read /no-such-directory/a.json: no such file"),
+            (["diff", "old.nsrec@2.5", typo], "cannot read old.nsrec: no such file"),
             (["diff", "no-such-process", "no-such-process", "--wait", "0", "--socket", socket], "no process no-such-process"),
         ]
         for (arguments, says) in cases {

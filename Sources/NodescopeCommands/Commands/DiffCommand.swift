@@ -73,9 +73,10 @@ struct DiffCommand: AsyncParsableCommand {
         options.connection = connection
         options.waiting = waiting
         var process: String? = operand
-        if FileManager.default.fileExists(atPath: operand) {
+        let mark = operand.lastIndex(of: "@")
+        if FileManager.default.fileExists(atPath: operand) || (mark == nil && Self.isFile(operand)) {
             (options.from, process) = (operand, nil)
-        } else if let mark = operand.lastIndex(of: "@"), FileManager.default.fileExists(atPath: String(operand[..<mark])) {
+        } else if let mark, Self.isFile(String(operand[..<mark])) {
             (options.from, process) = (String(operand[..<mark]), nil)
             options.replay.at = String(operand[operand.index(after: mark)...])
             do {
@@ -83,10 +84,6 @@ struct DiffCommand: AsyncParsableCommand {
             } catch {
                 throw CLIError("\(operand): \(error)", exitCode: 2)
             }
-        } else if Self.namesAFile(operand) {
-            // A process name has no slash, and none is called x.json: a mistyped file, said at
-            // once rather than waited for as a process.
-            throw CLIError("no file \(VisibleText.escaped(operand)): \(Self.noFileReason(operand))", exitCode: 2)
         }
         do {
             return try await options.withSource(for: process, command: "diff") { source in
@@ -104,19 +101,12 @@ struct DiffCommand: AsyncParsableCommand {
         }
     }
 
-    /// Whether an operand that names no existing file looks like a file's path all the same: a
-    /// slash (no process name has one) or a tree's or recording's extension, before any `@TIME`.
-    static func namesAFile(_ operand: String) -> Bool {
-        let path = operand.lastIndex(of: "@").map { String(operand[..<$0]) } ?? operand
-        return path.contains("/") || [".json", ".nsrec"].contains { path.lowercased().hasSuffix($0) }
-    }
-
-    private static func noFileReason(_ operand: String) -> String {
-        let path = operand.lastIndex(of: "@").map { String(operand[..<$0]) } ?? operand
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            return "there is no directory \(VisibleText.escaped(directory))"
-        }
-        return "it does not exist (an operand is a JSON tree, a recording[@TIME], or a process's pid or name)"
+    /// Whether `path` is read as a file: one that exists, or one that looks like a file's path (a
+    /// slash, which no process name has, or a tree's or recording's extension). A mistyped file is
+    /// then refused at once, as every `--from` is (`cannot read …: no such file`, exit 2), not
+    /// waited for as a process.
+    private static func isFile(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path) || path.contains("/")
+            || [".json", ".nsrec"].contains { path.lowercased().hasSuffix($0) }
     }
 }
