@@ -63,25 +63,40 @@ package struct ClosureNaming: Sendable {
         return await symbolizer.names(of: sites)
     }
 
+    /// `closures` named, in order: what a tree's JSON streaming past needs (``TreeJSONClosures``),
+    /// at once, in one symbolizer run per image for the lot (the cache serves repeats).
+    package func namedNow(_ closures: [RetainerPath.Closure]) -> [RetainerPath.Closure] {
+        let names = symbolizer.names(of: closures.map(\.site))
+        guard !names.isEmpty else { return closures }
+        return closures.map { Self.fill($0, names) }
+    }
+
     private static func fill(_ path: RetainerPath, _ names: [ClosureSite: ClosureName]) -> RetainerPath {
         var path = path
         for index in path.hops.indices {
-            guard let site = path.hops[index].closure?.site, let name = names[site] else { continue }
-            // A thunk is the compiler's, not a closure a developer wrote: it keeps its site only
-            // (the app's closure it wraps is named on the hop that its context leads through).
-            guard !name.isThunk else { continue }
-            path.hops[index].closure?.symbol = name.symbol
-            path.hops[index].closure?.file = name.file
-            path.hops[index].closure?.line = name.line
-            path.hops[index].closure?.column = name.column
+            if let closure = path.hops[index].closure { path.hops[index].closure = fill(closure, names) }
         }
         return path
+    }
+
+    private static func fill(_ closure: RetainerPath.Closure, _ names: [ClosureSite: ClosureName]) -> RetainerPath.Closure {
+        // A thunk is the compiler's, not a closure a developer wrote: it keeps its site only
+        // (the app's closure it wraps is named on the hop that its context leads through).
+        guard let name = names[closure.site], !name.isThunk else { return closure }
+        var closure = closure
+        closure.symbol = name.symbol
+        closure.file = name.file
+        closure.line = name.line
+        closure.column = name.column
+        return closure
     }
 }
 
 /// A source whose answers name their closures (``ClosureNaming``): what every reading command
-/// and the web view read through. The tree's JSON body is passed on as the source wrote it
-/// (a collector's is never decoded); typed trees and leak records, and the leaks' JSON, are named.
+/// and the web view read through. Typed trees and leak records, and the leaks' JSON, are named;
+/// the tree's JSON is passed on part by part as the source writes it (a collector's is never
+/// decoded whole), its closure objects named on the way (``TreeJSONClosures``), so it says what
+/// the typed tree says.
 package struct NamedClosures: TreeSource {
     package let base: any TreeSource
     package let naming: ClosureNaming
@@ -110,7 +125,14 @@ package struct NamedClosures: TreeSource {
     package func treeBody(
         of process: String?, rootPath: String, depth: Int?, eachPart: ([UInt8]) throws -> Void
     ) async throws {
-        try await base.treeBody(of: process, rootPath: rootPath, depth: depth, eachPart: eachPart)
+        var closures = TreeJSONClosures()
+        let naming = self.naming
+        try await base.treeBody(of: process, rootPath: rootPath, depth: depth) { part in
+            let rewritten = closures.rewrite(part) { naming.namedNow($0) }
+            if !rewritten.isEmpty { try eachPart(rewritten) }
+        }
+        let rest = closures.finish()
+        if !rest.isEmpty { try eachPart(rest) }
     }
 
     package func processesBody() async throws -> [UInt8] { try await base.processesBody() }

@@ -249,7 +249,8 @@ package struct WebViewServer: Sendable {
 
     /// The subscription's tree and changes as server-sent events; a `gone` event when the
     /// collector goes away or the process cannot be found (the page then retries). The bodies
-    /// go out as the collector wrote them: a 100,000-node tree is never decoded here.
+    /// go out as the collector wrote them, their closures named on the way (``TreeJSONClosures``,
+    /// as `/api/tree` and `/api/leaks` name them): a 100,000-node tree is never decoded here.
     private static func stream(
         _ process: String, socketPath: String, until closed: EventLoopFuture<Void>, to writer: inout any ResponseBodyWriter
     ) async throws {
@@ -269,9 +270,9 @@ package struct WebViewServer: Sendable {
                     try await ControlClient.connect(to: socketPath) { client in
                         try await client.subscribeBodies(
                             process,
-                            initial: { body in _ = send(event("tree", body)) },
+                            initial: { body in _ = send(event("tree", named(body))) },
                             onChange: { change, body in
-                                guard send(event("change", body)) else { return false }
+                                guard send(event("change", named(body))) else { return false }
                                 if case .sessionEnded = change { return false }
                                 return true
                             })
@@ -293,6 +294,14 @@ package struct WebViewServer: Sendable {
             group.cancelAll()
         }
         try await writer.finish(nil)
+    }
+
+    /// A whole JSON body (a tree, a change) with its closures named.
+    private static func named(_ body: [UInt8]) -> [UInt8] {
+        var closures = TreeJSONClosures()
+        let rewritten = closures.rewrite(body) { ClosureNaming.shared.namedNow($0) }
+        let rest = closures.finish()
+        return rest.isEmpty ? rewritten : rewritten + rest
     }
 
     private static func event(_ name: String, _ body: [UInt8]) -> ByteBuffer {
