@@ -12,8 +12,8 @@ import Darwin
 /// the closures on its retainer paths as a decoded tree does.
 ///
 /// Only the `"closure":{…}` objects are read (with `JSONDecoder`; they are small and few, on the
-/// retainer paths of detached nodes); every other byte is passed on as it came, the key found with
-/// `memmem`. The closures of one part are handed to the naming together, so one naming serves the
+/// retainer paths of detached nodes); every other byte is passed on as it came, the key found from
+/// the `{` that ends it (`memchr`). The closures of one part are handed to the naming together, so one naming serves the
 /// part. An object that does not read as a closure, or runs past ``maxObjectBytes``, is passed
 /// on untouched, as is one that the stream ends inside: the rewriter never makes a document
 /// invalid that was valid, nor fails on one that was not.
@@ -42,25 +42,26 @@ package struct TreeJSONClosures {
         var pieces: [Piece] = []
         var plain: [UInt8] = []
         var closures: [RetainerPath.Closure] = []
+        // The bytes held from the last part, if any, go first (never more than the key's length;
+        // none while an object is under way).
+        let bytes = held.isEmpty ? part : held + part
+        held = []
         var index = 0
-        if !object.isEmpty { index = continueObject(part, from: 0, plain: &plain, pieces: &pieces, closures: &closures) }
-        while index < part.count {
-            // Outside an object: find the next key, across the part held from before.
-            let search = held + part[index...]
-            held = []
-            guard let found = Self.find(Self.key, in: search) else {
-                let keep = Self.heldSuffix(of: search)
-                plain += search[..<(search.count - keep)]
-                held = Array(search[(search.count - keep)...])
+        if !object.isEmpty { index = continueObject(bytes, from: 0, plain: &plain, pieces: &pieces, closures: &closures) }
+        while index < bytes.count {
+            // Outside an object: find the next key.
+            guard let found = Self.find(Self.key, in: bytes, from: index) else {
+                let keep = Self.heldSuffix(of: bytes, from: index)
+                plain += bytes[index..<(bytes.count - keep)]
+                held = Array(bytes[(bytes.count - keep)...])
                 break
             }
             // Everything up to the key's `{`, which begins the object.
             let brace = found + Self.key.count - 1
-            plain += search[..<brace]
-            let consumedOfPart = brace + 1 - (search.count - (part.count - index))
+            plain += bytes[index..<brace]
             object = [UInt8(ascii: "{")]
             (inString, escaped, depth) = (false, false, 1)
-            index = continueObject(part, from: index + consumedOfPart, plain: &plain, pieces: &pieces, closures: &closures)
+            index = continueObject(bytes, from: brace + 1, plain: &plain, pieces: &pieces, closures: &closures)
         }
         guard !closures.isEmpty else { return plain }
         pieces.append(.bytes(plain))
@@ -138,20 +139,28 @@ package struct TreeJSONClosures {
         return index
     }
 
-    /// Where `needle` first begins in `haystack`.
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        return haystack.withUnsafeBytes { hay in
-            needle.withUnsafeBytes { pin in
-                memmem(hay.baseAddress, hay.count, pin.baseAddress, pin.count).map { hay.baseAddress!.distance(to: UnsafeRawPointer($0)) }
+    /// Where the key first begins in `bytes` at or after `start`: each `{` (`memchr`, which the
+    /// C library makes fast; a tree has a few a node) is checked for the key's other bytes before it.
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        let before = needle.count - 1
+        guard before >= 0, start >= 0, bytes.count - start >= needle.count else { return nil }
+        return bytes.withUnsafeBytes { buffer -> Int? in
+            guard let base = buffer.baseAddress else { return nil }
+            var from = start + before
+            while from < buffer.count {
+                guard let hit = memchr(base + from, Int32(needle[before]), buffer.count - from) else { return nil }
+                let brace = base.distance(to: UnsafeRawPointer(hit))
+                if memcmp(base + (brace - before), needle, before) == 0 { return brace - before }
+                from = brace + 1
             }
+            return nil
         }
     }
 
-    /// How many bytes at the end of `bytes` begin the key (and so may be the start of one that
-    /// the next part ends).
-    private static func heldSuffix(of bytes: [UInt8]) -> Int {
-        for length in stride(from: min(key.count - 1, bytes.count), to: 0, by: -1)
+    /// How many bytes at the end of `bytes[start...]` begin the key (and so may be the start of one
+    /// that the next part ends).
+    private static func heldSuffix(of bytes: [UInt8], from start: Int) -> Int {
+        for length in stride(from: min(key.count - 1, bytes.count - start), to: 0, by: -1)
         where bytes[(bytes.count - length)...].elementsEqual(key[..<length]) {
             return length
         }

@@ -63,12 +63,32 @@ package struct ClosureNaming: Sendable {
         return await symbolizer.names(of: sites)
     }
 
-    /// `closures` named, in order: what a tree's JSON streaming past needs (``TreeJSONClosures``),
-    /// at once, in one symbolizer run per image for the lot (the cache serves repeats).
+    /// `closures` named, in order, at once: what a tree's JSON streaming past to a command's
+    /// output needs (``TreeJSONClosures``), in one symbolizer run per image for the lot (the
+    /// cache serves repeats). The helpers block the caller while they run: for a command, whose
+    /// one task waits for them anyway; a server names whole bodies with ``named(body:)``.
     package func namedNow(_ closures: [RetainerPath.Closure]) -> [RetainerPath.Closure] {
         let names = symbolizer.names(of: closures.map(\.site))
         guard !names.isEmpty else { return closures }
         return closures.map { Self.fill($0, names) }
+    }
+
+    /// The JSON document `body` (a tree, a change, leak records, anything that holds retainer
+    /// paths as ``TreeJSON`` or `JSONEncoder` writes them) with its closures named; the helpers run
+    /// off the caller's thread. Every other byte is the body's.
+    package func named(body: [UInt8]) async -> [UInt8] {
+        var finder = TreeJSONClosures()
+        var found: [RetainerPath.Closure] = []
+        _ = finder.rewrite(body) { closures in
+            found += closures
+            return closures
+        }
+        guard !found.isEmpty else { return body }
+        let names = await symbolizer.names(of: found.map(\.site))
+        guard !names.isEmpty else { return body }
+        var rewriter = TreeJSONClosures()
+        let rewritten = rewriter.rewrite(body) { $0.map { Self.fill($0, names) } }
+        return rewritten + rewriter.finish()
     }
 
     private static func fill(_ path: RetainerPath, _ names: [ClosureSite: ClosureName]) -> RetainerPath {
@@ -133,6 +153,14 @@ package struct NamedClosures: TreeSource {
         }
         let rest = closures.finish()
         if !rest.isEmpty { try eachPart(rest) }
+    }
+
+    /// ``treeBody(of:rootPath:depth:eachPart:)`` whole, its closures named off the caller's
+    /// thread (``ClosureNaming/named(body:)``): for a server, which answers with the whole body.
+    package func treeDocument(of process: String?, rootPath: String, depth: Int?) async throws -> [UInt8] {
+        var body: [UInt8] = []
+        try await base.treeBody(of: process, rootPath: rootPath, depth: depth) { body += $0 }
+        return await naming.named(body: body)
     }
 
     package func processesBody() async throws -> [UInt8] { try await base.processesBody() }

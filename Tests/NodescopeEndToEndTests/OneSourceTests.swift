@@ -80,12 +80,12 @@ struct OneSourceTests {
                     "tree --json names the leaking closure: \(treeJSON.stdout.prefix(400))")
             }
         }
-        let (exportedNodes, wholeNodes) = (
+        let (subtreeNodes, wholeNodes) = (
             Self.nodeIDs(try fixture.finished(["tree", "\(pid)", "--json"] + subtree).stdout),
             Self.nodeIDs(try fixture.finished(["tree", "\(pid)", "--json"]).stdout)
         )
-        #expect(!exportedNodes.isEmpty, "the subtree has nodes")
-        #expect(exportedNodes.count < wholeNodes.count, "the subtree has fewer nodes than the whole tree: \(wholeNodes)")
+        #expect(!subtreeNodes.isEmpty, "the subtree has nodes")
+        #expect(subtreeNodes.count < wholeNodes.count, "the subtree has fewer nodes than the whole tree: \(wholeNodes)")
         // diff: the live tree and the recording's end are the same tree (exit 0).
         let diff = try fixture.finished(["diff", "\(pid)", file])
         #expect(diff.process.terminationStatus == 0, "\(diff.stdout)\(diff.stderr)")
