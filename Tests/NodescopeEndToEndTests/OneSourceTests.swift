@@ -114,6 +114,14 @@ struct OneSourceTests {
                 liveAnswer.body == recordedAnswer.body,
                 "\(path): live and recorded differ:\n\(Self.firstDifference(liveAnswer.body, recordedAnswer.body))")
         }
+        // The tree and the recording's instant name the leaking closure, as the leaks do.
+        let symbol = "\"symbol\":\"closure #1 in ProfileContextImp.didBecomeActive()\""
+        for (name, answer) in [
+            ("live /api/tree", Self.get(live, "/api/tree?process=\(pid)")), ("recorded /api/tree", Self.get(recorded, "/api/tree")),
+            ("/api/leaks", Self.get(live, "/api/leaks?process=\(pid)")), ("/api/instant", Self.get(recorded, "/api/instant?at=end")),
+        ] {
+            #expect(answer.body.contains(symbol), "\(name) names the closure: \(answer.body.prefix(300))")
+        }
         // The processes: the recording holds the one that the daemon also holds.
         let liveProcesses = Self.get(live, "/api/processes").body
         let recordedProcesses = Self.get(recorded, "/api/processes").body
