@@ -41,6 +41,25 @@ package struct ClosureNaming: Sendable {
         }
     }
 
+    /// `change` with the closures of the retainer paths it carries named: what a live command
+    /// (`attach`, `demo`) prints as it comes says what `tree` and `leaks` say.
+    package func named(_ change: TreeChange) async -> TreeChange {
+        switch change {
+        case .retainersFound(let id, let path, let record):
+            let names = await self.names(of: [path] + (record?.retainers ?? []))
+            guard !names.isEmpty else { return change }
+            var named = record
+            named?.retainers = record?.retainers.map { Self.fill($0, names) } ?? []
+            return .retainersFound(id: id, path: Self.fill(path, names), record: named)
+        case .leakFlagged(let record):
+            return .leakFlagged(await self.named([record])[0])
+        case .attached(let node):
+            return .attached(await self.named([node])[0])
+        default:
+            return change
+        }
+    }
+
     /// `view` with the closures of its nodes' retainer paths named.
     package func named(_ view: TreeView) async -> TreeView {
         guard view.nodes.contains(where: { $0.retainers?.contains { $0.hops.contains { $0.closure != nil } } ?? false }) else {
