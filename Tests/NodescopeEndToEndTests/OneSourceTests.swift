@@ -97,6 +97,32 @@ struct OneSourceTests {
         #expect(missingLive.stderr == missingRecorded.stderr, "\(missingLive.stderr) vs \(missingRecorded.stderr)")
     }
 
+    /// What `attach` prints as it comes names the closure as `leaks` does: the "why alive" line
+    /// of the leaking node says where the reference to cut is made.
+    @Test func attachNamesTheClosureOfTheRetainerPathsItPrints() throws {
+        let fixture = try DaemonFixture()
+        defer { fixture.stop() }
+        let attach = try ChildProcess("nodescope", ["attach", "sample-nodes", "--wait", "30", "--socket", fixture.socket])
+        defer { attach.stop() }
+        let host = try ChildProcess(
+            "sample-nodes", ["--quiet", "--leak", "retain-cycle", "--pace", "20"],
+            environment: ["NODESCOPE_SOCKET": fixture.socket, "NODESCOPE_RETAINER_MS": "20000"])
+        #expect(host.waitForExit(seconds: 60) == 0, "\(host.stderr)")
+        #expect(attach.waitForExit(seconds: 30) == 0, "\(attach.stderr)")
+        let sourceLine = try Self.line(of: "session.onChange { user in self.displayName", in: "Samples/sample-nodes/ProfileNode.swift")
+        let whyAlive = attach.stdout.split(separator: "\n").filter { $0.contains("why alive") && $0.contains("ProfileFlow") }
+        #expect(!whyAlive.isEmpty, "attach printed no why-alive line for ProfileFlow:\n\(attach.stdout)")
+        #expect(
+            whyAlive.contains { $0.contains(", made at ProfileNode.swift:\(sourceLine)") }, "\(whyAlive.joined(separator: "\n"))")
+    }
+
+    /// The 1-based line of `file` (from the package's root) that contains `text`.
+    static func line(of text: String, in file: String) throws -> Int {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let lines = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        return try #require(lines.firstIndex { $0.contains(text) }) + 1
+    }
+
     @Test func theWebViewAnswersTheSameLiveAndFromTheRecording() throws {
         let (fixture, pid, file) = try Self.recordedLeakyRun()
         defer { fixture.stop() }
