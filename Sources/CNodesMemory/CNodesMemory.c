@@ -338,12 +338,9 @@ static int cnm_capture_signal(void) {
     return 0;
 }
 
-/// The system call that thread `thread` of this process is blocked in, as
-/// `/proc/self/task/<id>/syscall` shows it: its number, or -1 while the thread runs (or where the
-/// file cannot be read).
-static long cnm_thread_call(long thread) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", thread);
+/// The system call that the task of `path` (a `/proc/.../syscall` file) is blocked in: its
+/// number, or -1 while the task runs (or where the file cannot be read).
+static long cnm_call_in(const char *path) {
     int descriptor;
     do descriptor = open(path, O_RDONLY | O_CLOEXEC);
     while (descriptor < 0 && errno == EINTR);
@@ -358,6 +355,26 @@ static long cnm_thread_call(long thread) {
     for (ssize_t index = 0; index < length && line[index] >= '0' && line[index] <= '9' && call < 1 << 20; index++)
         call = call * 10 + (line[index] - '0');
     return call;
+}
+
+/// The system call that thread `thread` of this process is blocked in, as
+/// `/proc/self/task/<id>/syscall` shows it: its number, or -1 while the thread runs (or where the
+/// file cannot be read).
+static long cnm_thread_call(long thread) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", thread);
+    return cnm_call_in(path);
+}
+
+int cnm_child_waits_on_lock(long child) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/syscall", child);
+    long call = cnm_call_in(path);
+    if (call == SYS_futex) return 1;
+#ifdef SYS_futex_waitv
+    if (call == SYS_futex_waitv) return 1;
+#endif
+    return 0;
 }
 
 long cnm_capture_stacks(const long *threads, size_t count, const uintptr_t *starts, const uintptr_t *ends,
@@ -549,6 +566,11 @@ int cnm_reap(long child, int pidfd, int wait) {
 }
 
 void cnm_kill_child(long child, int pidfd) { (void)child; (void)pidfd; }
+
+int cnm_child_waits_on_lock(long child) {
+    (void)child;
+    return 0;
+}
 
 int cnm_region_mapped(uintptr_t address, size_t length) {
     (void)address; (void)length;

@@ -15,7 +15,8 @@ import Darwin
 /// place, with no thread changing it, in a few milliseconds of the parent's time (its page
 /// tables are copied). Whatever goes wrong in the child (a wrong guess read as an address, a lock
 /// that a thread of the parent held at the fork) ends the child, never the parent: the parent
-/// waits for the answer up to a deadline, then kills the child.
+/// waits for the answer up to a deadline, then kills the child. A child found waiting on a lock
+/// is killed at once (``Outcome/blocked``): it has one thread, so no one can ever release it.
 ///
 /// The child runs none of the host's signal handlers, writes no core file, dies with its parent,
 /// keeps no descriptor but the pipe's, and ends with `_exit` (no exit handler, no buffer
@@ -29,12 +30,18 @@ enum FrozenChild {
         case notForked(Int32)
         /// The child did not answer by the deadline and was killed.
         case timedOut
+        /// The child waited on a lock (in `futex`) that a thread of this process held at the fork:
+        /// it was killed as soon as that was seen twice, ``lockCheckMilliseconds`` apart.
+        case blocked
         /// The child ended without a whole answer (it crashed or was killed).
         case died
     }
 
     /// The most bytes an answer may have.
     static let maxAnswerBytes = 16 << 20
+
+    /// How often the parent looks whether a child that has not answered yet waits on a lock.
+    static let lockCheckMilliseconds: UInt64 = 5
 
     /// Children that answered but had not exited yet: reaped by later runs.
     private static let unreaped = Mutex<[(pid: Int, pidfd: Int32)]>([])
@@ -66,6 +73,7 @@ enum FrozenChild {
         var received: [UInt8] = []
         var expected: Int?
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var lockWaitsSeen = 0
         while true {
             if let expected, received.count >= expected + 4 {
                 finish(child, wait: false)
@@ -77,8 +85,18 @@ enum FrozenChild {
                 finish(child, wait: true)
                 return .timedOut
             }
-            let milliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
-            guard ProcessMemory.waitReadable(reader, milliseconds: milliseconds) else { continue }
+            let milliseconds = Int32(clamping: min((deadline - now + 999_999) / 1_000_000, lockCheckMilliseconds))
+            guard ProcessMemory.waitReadable(reader, milliseconds: milliseconds) else {
+                // Nothing yet. A child of one thread in `futex` waits for a lock that a thread of
+                // this process held at the fork: no one will ever release it there.
+                lockWaitsSeen = received.isEmpty && ProcessMemory.waitsOnLock(child.pid) ? lockWaitsSeen + 1 : 0
+                if lockWaitsSeen >= 2 {
+                    ProcessMemory.kill(child.pid, pidfd: child.pidfd)
+                    finish(child, wait: true)
+                    return .blocked
+                }
+                continue
+            }
             let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
             guard count > 0 else {

@@ -120,6 +120,12 @@ enum ProcessMemory {
         cnm_kill_child(pid, pidfd)
     }
 
+    /// Whether a forked child (of one thread) is blocked on a lock that no one in it can release:
+    /// in `futex`, as `/proc/<pid>/syscall` shows it (false when it cannot be read).
+    static func waitsOnLock(_ pid: Int) -> Bool {
+        cnm_child_waits_on_lock(pid) == 1
+    }
+
     /// A pipe, both ends closing on exec: (reader, writer).
     static func pipe() -> Result<(reader: Int32, writer: Int32), ReadError> {
         var descriptors: (Int32, Int32) = (-1, -1)

@@ -186,6 +186,9 @@ package final class RetainerAnalysis {
         package var holdersNanos: UInt64 = 0
         /// The blocks the search was kept to, or 0 where it searched the whole heap.
         package var scopeBlocks = 0
+        /// Whether the analysis was to run in a forked child that then waited on a lock held at
+        /// the fork (``FrozenChild/Outcome/blocked``), so that it copied the memory instead.
+        package var childWaitedOnLock = false
     }
 
     /// The bounds in force.
@@ -384,6 +387,11 @@ package final class RetainerAnalysis {
             lastRun = statistics
             return frames
         case .notForked:
+            return nil
+        case .blocked:
+            // The child waited on a lock that another thread held at the fork (seen within
+            // milliseconds): the copy, which takes no such lock, has the time left.
+            lastRun.childWaitedOnLock = true
             return nil
         case .timedOut:
             let note = "cut short after \((clock() &- start) / 1_000_000) ms: the analysis did not answer"

@@ -151,9 +151,21 @@ package struct TreeJSON {
         raw("}")
     }
 
+    /// The JSON object of `closure` (`{…}`, without its key), as a tree's document writes it.
+    package static func closureObject(_ closure: RetainerPath.Closure) -> [UInt8] {
+        var writer = TreeJSON()
+        writer.writeObject(closure)
+        return writer.bytes
+    }
+
     /// `"closure":{…}` with the keys in sorted order, the unknown ones left out.
     private mutating func write(_ closure: RetainerPath.Closure) {
-        raw("\"closure\":{")
+        raw("\"closure\":")
+        writeObject(closure)
+    }
+
+    private mutating func writeObject(_ closure: RetainerPath.Closure) {
+        raw("{")
         if let column = closure.column {
             raw("\"column\":")
             number(UInt64(clamping: column))

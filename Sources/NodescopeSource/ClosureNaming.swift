@@ -41,6 +41,25 @@ package struct ClosureNaming: Sendable {
         }
     }
 
+    /// `change` with the closures of the retainer paths it carries named: what a live command
+    /// (`attach`, `demo`) prints as it comes says what `tree` and `leaks` say.
+    package func named(_ change: TreeChange) async -> TreeChange {
+        switch change {
+        case .retainersFound(let id, let path, let record):
+            let names = await self.names(of: [path] + (record?.retainers ?? []))
+            guard !names.isEmpty else { return change }
+            var named = record
+            named?.retainers = record?.retainers.map { Self.fill($0, names) } ?? []
+            return .retainersFound(id: id, path: Self.fill(path, names), record: named)
+        case .leakFlagged(let record):
+            return .leakFlagged(await self.named([record])[0])
+        case .attached(let node):
+            return .attached(await self.named([node])[0])
+        default:
+            return change
+        }
+    }
+
     /// `view` with the closures of its nodes' retainer paths named.
     package func named(_ view: TreeView) async -> TreeView {
         guard view.nodes.contains(where: { $0.retainers?.contains { $0.hops.contains { $0.closure != nil } } ?? false }) else {
@@ -63,25 +82,60 @@ package struct ClosureNaming: Sendable {
         return await symbolizer.names(of: sites)
     }
 
+    /// `closures` named, in order, at once: what a tree's JSON streaming past to a command's
+    /// output needs (``TreeJSONClosures``), in one symbolizer run per image for the lot (the
+    /// cache serves repeats). The helpers block the caller while they run: for a command, whose
+    /// one task waits for them anyway; a server names whole bodies with ``named(body:)``.
+    package func namedNow(_ closures: [RetainerPath.Closure]) -> [RetainerPath.Closure] {
+        let names = symbolizer.names(of: closures.map(\.site))
+        guard !names.isEmpty else { return closures }
+        return closures.map { Self.fill($0, names) }
+    }
+
+    /// The JSON document `body` (a tree, a change, leak records, anything that holds retainer
+    /// paths as ``TreeJSON`` or `JSONEncoder` writes them) with its closures named; the helpers run
+    /// off the caller's thread. Every other byte is the body's.
+    package func named(body: [UInt8]) async -> [UInt8] {
+        var finder = TreeJSONClosures()
+        var found: [RetainerPath.Closure] = []
+        _ = finder.rewrite(body) { closures in
+            found += closures
+            return closures
+        }
+        guard !found.isEmpty else { return body }
+        let names = await symbolizer.names(of: found.map(\.site))
+        guard !names.isEmpty else { return body }
+        var rewriter = TreeJSONClosures()
+        let rewritten = rewriter.rewrite(body) { $0.map { Self.fill($0, names) } }
+        return rewritten + rewriter.finish()
+    }
+
     private static func fill(_ path: RetainerPath, _ names: [ClosureSite: ClosureName]) -> RetainerPath {
         var path = path
         for index in path.hops.indices {
-            guard let site = path.hops[index].closure?.site, let name = names[site] else { continue }
-            // A thunk is the compiler's, not a closure a developer wrote: it keeps its site only
-            // (the app's closure it wraps is named on the hop that its context leads through).
-            guard !name.isThunk else { continue }
-            path.hops[index].closure?.symbol = name.symbol
-            path.hops[index].closure?.file = name.file
-            path.hops[index].closure?.line = name.line
-            path.hops[index].closure?.column = name.column
+            if let closure = path.hops[index].closure { path.hops[index].closure = fill(closure, names) }
         }
         return path
+    }
+
+    private static func fill(_ closure: RetainerPath.Closure, _ names: [ClosureSite: ClosureName]) -> RetainerPath.Closure {
+        // A thunk is the compiler's, not a closure a developer wrote: it keeps its site only
+        // (the app's closure it wraps is named on the hop that its context leads through).
+        guard let name = names[closure.site], !name.isThunk else { return closure }
+        var closure = closure
+        closure.symbol = name.symbol
+        closure.file = name.file
+        closure.line = name.line
+        closure.column = name.column
+        return closure
     }
 }
 
 /// A source whose answers name their closures (``ClosureNaming``): what every reading command
-/// and the web view read through. The tree's JSON body is passed on as the source wrote it
-/// (a collector's is never decoded); typed trees and leak records, and the leaks' JSON, are named.
+/// and the web view read through. Typed trees and leak records, and the leaks' JSON, are named;
+/// the tree's JSON is passed on part by part as the source writes it (a collector's is never
+/// decoded whole), its closure objects named on the way (``TreeJSONClosures``), so it says what
+/// the typed tree says.
 package struct NamedClosures: TreeSource {
     package let base: any TreeSource
     package let naming: ClosureNaming
@@ -110,7 +164,22 @@ package struct NamedClosures: TreeSource {
     package func treeBody(
         of process: String?, rootPath: String, depth: Int?, eachPart: ([UInt8]) throws -> Void
     ) async throws {
-        try await base.treeBody(of: process, rootPath: rootPath, depth: depth, eachPart: eachPart)
+        var closures = TreeJSONClosures()
+        let naming = self.naming
+        try await base.treeBody(of: process, rootPath: rootPath, depth: depth) { part in
+            let rewritten = closures.rewrite(part) { naming.namedNow($0) }
+            if !rewritten.isEmpty { try eachPart(rewritten) }
+        }
+        let rest = closures.finish()
+        if !rest.isEmpty { try eachPart(rest) }
+    }
+
+    /// ``treeBody(of:rootPath:depth:eachPart:)`` whole, its closures named off the caller's
+    /// thread (``ClosureNaming/named(body:)``): for a server, which answers with the whole body.
+    package func treeDocument(of process: String?, rootPath: String, depth: Int?) async throws -> [UInt8] {
+        var body: [UInt8] = []
+        try await base.treeBody(of: process, rootPath: rootPath, depth: depth) { body += $0 }
+        return await naming.named(body: body)
     }
 
     package func processesBody() async throws -> [UInt8] { try await base.processesBody() }

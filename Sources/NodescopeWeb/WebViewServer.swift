@@ -46,7 +46,7 @@ package struct WebViewServer: Sendable {
 
         /// The source that answers a request: the collector, or the recording at the request's
         /// `at` (its end when there is none).
-        func source(at request: Request) throws -> any TreeSource {
+        func source(at request: Request) throws -> NamedClosures {
             switch self {
             case .collector(let socketPath): return NamedClosures(CollectorSource(socketPath: socketPath))
             case .recording(let recording):
@@ -172,9 +172,7 @@ package struct WebViewServer: Sendable {
             let (source, process) = (try feed.source(at: request), try feed.process(of: request))
             var response = Self.json(
                 try await Self.ask(pools) {
-                    var body: [UInt8] = []
-                    try await source.treeBody(of: process, rootPath: "", depth: nil) { body += $0 }
-                    return body
+                    try await source.treeDocument(of: process, rootPath: "", depth: nil)
                 })
             if request.uri.queryParameters["download"] == "1" {
                 var name = process ?? ""
@@ -202,7 +200,7 @@ package struct WebViewServer: Sendable {
                 throw HTTPError(.notFound, message: "instants are a recording's (nodescope ui --from FILE); this page is live")
             }
             let (instant, text) = try Self.instant(of: request)
-            return Self.json(recording.instantBody(at: instant, requested: text))
+            return Self.json(await ClosureNaming.shared.named(body: recording.instantBody(at: instant, requested: text)))
         }
         router.get("/api/events") { request, context in
             guard case .collector(let socketPath) = feed else {
@@ -249,7 +247,8 @@ package struct WebViewServer: Sendable {
 
     /// The subscription's tree and changes as server-sent events; a `gone` event when the
     /// collector goes away or the process cannot be found (the page then retries). The bodies
-    /// go out as the collector wrote them: a 100,000-node tree is never decoded here.
+    /// go out as the collector wrote them, their closures named on the way (``TreeJSONClosures``,
+    /// as `/api/tree` and `/api/leaks` name them): a 100,000-node tree is never decoded here.
     private static func stream(
         _ process: String, socketPath: String, until closed: EventLoopFuture<Void>, to writer: inout any ResponseBodyWriter
     ) async throws {
@@ -269,9 +268,9 @@ package struct WebViewServer: Sendable {
                     try await ControlClient.connect(to: socketPath) { client in
                         try await client.subscribeBodies(
                             process,
-                            initial: { body in _ = send(event("tree", body)) },
+                            initial: { body in _ = send(event("tree", await ClosureNaming.shared.named(body: body))) },
                             onChange: { change, body in
-                                guard send(event("change", body)) else { return false }
+                                guard send(event("change", await ClosureNaming.shared.named(body: body))) else { return false }
                                 if case .sessionEnded = change { return false }
                                 return true
                             })

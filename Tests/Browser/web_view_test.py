@@ -289,6 +289,11 @@ def main():
         check("the node's details list its objects",
               "ProfileContextImp" in driver.find_element(By.ID, "detail-body").text)
         details = driver.find_element(By.ID, "detail-body").text
+        check("the node's details name the closure as the leak panel does (the live tree's events name it too)",
+              until(lambda: "closure #1 in ProfileContextImp.didBecomeActive() (ProfileNode.swift:%d)" % source_line
+                    in driver.find_element(By.ID, "detail-body").text
+                    and "change ProfileNode.swift:%d" % source_line in driver.find_element(By.ID, "detail-body").text, 10),
+              driver.find_element(By.ID, "detail-body").text)
         check("the node's details show its attach site", re.search(r"attached at LoggedInNode\.swift:\d+", details) is not None, details)
         check("the node's details show real times since the process started",
               re.search(r"attached [0-9.]+ (ms|s) after the process started", details) is not None

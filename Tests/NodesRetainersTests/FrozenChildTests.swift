@@ -1,3 +1,4 @@
+import Foundation
 import NodesTracking
 import ProcessTestSupport
 import Testing
@@ -43,6 +44,33 @@ import Glibc
             return
         }
         #expect(elapsed >= 250 && elapsed < 5_000, "\(elapsed) ms")
+    }
+
+    /// A lock that another thread held at the fork is held forever in the child, which has that
+    /// thread no more: a child that waits on one is killed as soon as it is seen (the analysis then
+    /// copies the memory instead), not at its deadline.
+    @Test func aChildWaitingOnALockThatAThreadHeldAtTheForkIsKilledAtOnce() {
+        let lock = HeldLock()
+        let (locked, release, released) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        Thread {
+            pthread_mutex_lock(lock.mutex)
+            locked.signal()
+            release.wait()
+            pthread_mutex_unlock(lock.mutex)
+            released.signal()
+        }.start()
+        locked.wait()
+        // A deadline far off: only the lock, seen, ends the wait early.
+        let outcome = run(within: 120_000) {
+            pthread_mutex_lock(lock.mutex)
+            return [1]
+        }
+        release.signal()
+        released.wait()
+        guard case .blocked = outcome else {
+            Issue.record("not blocked: \(outcome)")
+            return
+        }
     }
 
     @Test func aChildThatCrashesEndsWithoutAnswerAndThisProcessGoesOn() {
@@ -111,5 +139,17 @@ extension RetainerAnalysisTests {
         }
         #expect(answers[0] == answers[1])
         withExtendedLifetime((front, back, list, context)) {}
+    }
+}
+
+/// A mutex at a fixed address, shared by threads.
+private final class HeldLock: @unchecked Sendable {
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 }

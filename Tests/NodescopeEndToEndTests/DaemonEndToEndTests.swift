@@ -99,10 +99,13 @@ struct DaemonEndToEndTests {
         #expect(sarifDocument?["version"] as? String == "2.1.0")
 
         // attach shows the tree, then the leak as it is flagged, and ends when the host goes away.
+        // (On a loaded machine attach may subscribe after the flag, 1 s after the detach: then
+        // the tree it starts from marks the node leaked.)
         host.signal(SIGTERM)
         #expect(host.waitForExit() == 0)
         #expect(attach.waitForExit(seconds: 10) == 0)
-        #expect(attach.stdout.contains("LEAK  Root › Leaky"))
+        #expect(
+            attach.stdout.contains("LEAK  Root › Leaky") || attach.stdout.contains("└─ Leaky Flow  ✖ LEAKED"), "\(attach.stdout)")
         #expect(attach.stdout.contains("the process exited"))
     }
 

@@ -64,18 +64,28 @@ struct OneSourceTests {
             }
         }
         #expect(leakCount > 0, "the sample's leak is not in the report, so the comparison shows little")
-        // export's JSON of a subtree has the nodes of tree's JSON of it, not the whole tree's.
-        // (Not byte for byte: export names the closures on retainer paths, `tree --json` passes
-        // the collector's document on as it arrives.)
+        // export's JSON of a subtree is tree's JSON of it, byte for byte, not the whole tree's:
+        // the closures on retainer paths named in both (export decodes the collector's document,
+        // `tree --json` names them as the document streams past).
         let subtree = ["--root", root, "--depth", "1"]
-        let exported = try fixture.finished(["export", "\(pid)", "-o", "-", "--format", "json"] + subtree)
-        let treeJSON = try fixture.finished(["tree", "\(pid)", "--json"] + subtree)
-        let whole = try fixture.finished(["export", "\(pid)", "-o", "-", "--format", "json"])
-        let (exportedNodes, subtreeNodes, wholeNodes) = (
-            Self.nodeIDs(exported.stdout), Self.nodeIDs(treeJSON.stdout), Self.nodeIDs(whole.stdout)
+        for operands in [[], subtree] {
+            let exported = try fixture.finished(["export", "\(pid)", "-o", "-", "--format", "json"] + operands)
+            let treeJSON = try fixture.finished(["tree", "\(pid)", "--json"] + operands)
+            #expect(
+                exported.stdout == treeJSON.stdout,
+                "\(operands): export and tree differ:\n\(Self.firstDifference(exported.stdout, treeJSON.stdout))")
+            if operands.isEmpty {
+                #expect(
+                    treeJSON.stdout.contains("\"symbol\":\"closure #1 in ProfileContextImp.didBecomeActive()\""),
+                    "tree --json names the leaking closure: \(treeJSON.stdout.prefix(400))")
+            }
+        }
+        let (subtreeNodes, wholeNodes) = (
+            Self.nodeIDs(try fixture.finished(["tree", "\(pid)", "--json"] + subtree).stdout),
+            Self.nodeIDs(try fixture.finished(["tree", "\(pid)", "--json"]).stdout)
         )
-        #expect(!exportedNodes.isEmpty && exportedNodes == subtreeNodes, "\(exportedNodes) vs \(subtreeNodes)")
-        #expect(exportedNodes.count < wholeNodes.count, "the subtree has fewer nodes than the whole tree: \(wholeNodes)")
+        #expect(!subtreeNodes.isEmpty, "the subtree has nodes")
+        #expect(subtreeNodes.count < wholeNodes.count, "the subtree has fewer nodes than the whole tree: \(wholeNodes)")
         // diff: the live tree and the recording's end are the same tree (exit 0).
         let diff = try fixture.finished(["diff", "\(pid)", file])
         #expect(diff.process.terminationStatus == 0, "\(diff.stdout)\(diff.stderr)")
@@ -85,6 +95,32 @@ struct OneSourceTests {
         #expect(missingLive.process.terminationStatus == 1)
         #expect(missingRecorded.process.terminationStatus == 1)
         #expect(missingLive.stderr == missingRecorded.stderr, "\(missingLive.stderr) vs \(missingRecorded.stderr)")
+    }
+
+    /// What `attach` prints as it comes names the closure as `leaks` does: the "why alive" line
+    /// of the leaking node says where the reference to cut is made.
+    @Test func attachNamesTheClosureOfTheRetainerPathsItPrints() throws {
+        let fixture = try DaemonFixture()
+        defer { fixture.stop() }
+        let attach = try ChildProcess("nodescope", ["attach", "sample-nodes", "--wait", "30", "--socket", fixture.socket])
+        defer { attach.stop() }
+        let host = try ChildProcess(
+            "sample-nodes", ["--quiet", "--leak", "retain-cycle", "--pace", "20"],
+            environment: ["NODESCOPE_SOCKET": fixture.socket, "NODESCOPE_RETAINER_MS": "20000"])
+        #expect(host.waitForExit(seconds: 60) == 0, "\(host.stderr)")
+        #expect(attach.waitForExit(seconds: 30) == 0, "\(attach.stderr)")
+        let sourceLine = try Self.line(of: "session.onChange { user in self.displayName", in: "Samples/sample-nodes/ProfileNode.swift")
+        let whyAlive = attach.stdout.split(separator: "\n").filter { $0.contains("why alive") && $0.contains("ProfileFlow") }
+        #expect(!whyAlive.isEmpty, "attach printed no why-alive line for ProfileFlow:\n\(attach.stdout)")
+        #expect(
+            whyAlive.contains { $0.contains(", made at ProfileNode.swift:\(sourceLine)") }, "\(whyAlive.joined(separator: "\n"))")
+    }
+
+    /// The 1-based line of `file` (from the package's root) that contains `text`.
+    static func line(of text: String, in file: String) throws -> Int {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let lines = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        return try #require(lines.firstIndex { $0.contains(text) }) + 1
     }
 
     @Test func theWebViewAnswersTheSameLiveAndFromTheRecording() throws {
@@ -103,6 +139,14 @@ struct OneSourceTests {
             #expect(
                 liveAnswer.body == recordedAnswer.body,
                 "\(path): live and recorded differ:\n\(Self.firstDifference(liveAnswer.body, recordedAnswer.body))")
+        }
+        // The tree and the recording's instant name the leaking closure, as the leaks do.
+        let symbol = "\"symbol\":\"closure #1 in ProfileContextImp.didBecomeActive()\""
+        for (name, answer) in [
+            ("live /api/tree", Self.get(live, "/api/tree?process=\(pid)")), ("recorded /api/tree", Self.get(recorded, "/api/tree")),
+            ("/api/leaks", Self.get(live, "/api/leaks?process=\(pid)")), ("/api/instant", Self.get(recorded, "/api/instant?at=end")),
+        ] {
+            #expect(answer.body.contains(symbol), "\(name) names the closure: \(answer.body.prefix(300))")
         }
         // The processes: the recording holds the one that the daemon also holds.
         let liveProcesses = Self.get(live, "/api/processes").body

@@ -3,6 +3,7 @@ import Foundation
 import NodescopeCollector
 import NodescopeControl
 import NodescopeReports
+import NodescopeSource
 
 /// `nodescope attach PID|NAME`: the tree, then every change live, until the host goes away.
 struct AttachCommand: AsyncParsableCommand {
@@ -31,11 +32,15 @@ struct AttachCommand: AsyncParsableCommand {
             var mirror: TreeMirror?
             var pid: UInt32?
             var ended = false
+            // The closures on retainer paths named, as `tree` and `leaks` name them.
+            let naming = ClosureNaming.shared
             try await client.subscribe(process) { view in
+                let view = await naming.named(view)
                 Terminal.write(TreeText.render(view))
                 mirror = TreeMirror(view)
                 pid = view.pid
             } onChange: { change in
+                let change = await naming.named(change)
                 if let line = mirror?.apply(change, at: Date()) { Terminal.write(line + "\n") }
                 if case .sessionEnded = change {
                     ended = true

@@ -98,12 +98,15 @@ struct DemoCommand: AsyncParsableCommand {
         }
         return try await access.run(waitingFor: pid, giveUp: giveUp) { client in
             var mirror: TreeMirror?
+            let naming = ClosureNaming.shared
             try await client.subscribe(pid) { view in
+                let view = await naming.named(view)
                 mirror = TreeMirror(view)
                 Terminal.write(Terminal.paint("── the tree as the sample starts ──\n", .gray))
                 Terminal.write(TreeText.render(view))
                 Terminal.write(Terminal.paint("\n── live: nodes as they attach, detach and leak ──\n", .gray))
             } onChange: { change in
+                let change = await naming.named(change)
                 switch change {
                 case .objectAdded, .objectReleased, .statusChanged(_, .started), .statusChanged(_, .active),
                     .statusChanged(_, .inactive), .statusChanged(_, .ended), .statusChanged(_, .attached):
