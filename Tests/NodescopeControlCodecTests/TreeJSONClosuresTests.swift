@@ -82,7 +82,8 @@ struct TreeJSONClosuresTests {
     @Test func theClosuresOfOnePartAreNamedTogether() {
         let closures = (1...3).map { RetainerPath.Closure(image: "/app", fileOffset: UInt64($0)) }
         let document = Array(
-            ("{\"a\":[" + closures.map { "{\"closure\":\(String(decoding: TreeJSON.closureObject($0), as: UTF8.self))}" }
+            ("{\"a\":["
+                + closures.map { "{\"closure\":\(String(decoding: TreeJSON.closureObject($0), as: UTF8.self))}" }
                 .joined(separator: ",") + "]}").utf8)
         var rewriter = TreeJSONClosures()
         var batches: [[UInt64]] = []
@@ -128,7 +129,7 @@ struct TreeJSONClosuresTests {
     }
 
     static func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
-        let index = zip(a, b).firstIndex { $0 != $1 } ?? min(a.count, b.count)
+        let index = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
         func around(_ bytes: [UInt8]) -> String {
             String(decoding: bytes[max(0, index - 60)..<min(bytes.count, index + 60)], as: UTF8.self)
         }

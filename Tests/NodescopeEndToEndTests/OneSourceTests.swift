@@ -119,7 +119,8 @@ struct OneSourceTests {
     /// The 1-based line of `file` (from the package's root) that contains `text`.
     static func line(of text: String, in file: String) throws -> Int {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let lines = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
         return try #require(lines.firstIndex { $0.contains(text) }) + 1
     }
 
