@@ -366,15 +366,41 @@ static long cnm_thread_call(long thread) {
     return cnm_call_in(path);
 }
 
-int cnm_child_waits_on_lock(long child) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/syscall", child);
-    long call = cnm_call_in(path);
+static int cnm_is_lock_wait(long call) {
     if (call == SYS_futex) return 1;
 #ifdef SYS_futex_waitv
     if (call == SYS_futex_waitv) return 1;
 #endif
     return 0;
+}
+
+int cnm_child_waits_on_lock(long child) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/syscall", child);
+    return cnm_is_lock_wait(cnm_call_in(path));
+}
+
+int cnm_child_state(long child, long *call, int *lockWait) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/syscall", child);
+    *call = cnm_call_in(path);
+    *lockWait = cnm_is_lock_wait(*call);
+    snprintf(path, sizeof path, "/proc/%ld/stat", child);
+    int descriptor;
+    do descriptor = open(path, O_RDONLY | O_CLOEXEC);
+    while (descriptor < 0 && errno == EINTR);
+    if (descriptor < 0) return 0;
+    char line[512];
+    ssize_t length;
+    do length = read(descriptor, line, sizeof line - 1);
+    while (length < 0 && errno == EINTR);
+    close(descriptor);
+    if (length <= 0) return 0;
+    line[length] = 0;
+    // `pid (comm) S ...`: the state follows the last `)`, which a name may contain too.
+    char *end = strrchr(line, ')');
+    if (end == NULL || end[1] != ' ' || end[2] == 0) return 0;
+    return (unsigned char)end[2];
 }
 
 long cnm_capture_stacks(const long *threads, size_t count, const uintptr_t *starts, const uintptr_t *ends,
@@ -569,6 +595,13 @@ void cnm_kill_child(long child, int pidfd) { (void)child; (void)pidfd; }
 
 int cnm_child_waits_on_lock(long child) {
     (void)child;
+    return 0;
+}
+
+int cnm_child_state(long child, long *call, int *lockWait) {
+    (void)child;
+    *call = -1;
+    *lockWait = 0;
     return 0;
 }
 

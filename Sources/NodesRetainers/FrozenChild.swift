@@ -28,8 +28,9 @@ enum FrozenChild {
         case answer([UInt8])
         /// No child: the fork failed (`EAGAIN`, `ENOMEM`, a sandbox refusing it): the error number.
         case notForked(Int32)
-        /// The child did not answer by the deadline and was killed.
-        case timedOut
+        /// The child did not answer by the deadline and was killed; what it was doing then
+        /// (``ProcessMemory/childActivity(_:)``: `running`, `blocked in system call N`, …).
+        case timedOut(activity: String)
         /// The child waited on a lock (in `futex`) that a thread of this process held at the fork:
         /// it was killed as soon as that was seen twice, ``lockCheckMilliseconds`` apart.
         case blocked
@@ -81,9 +82,10 @@ enum FrozenChild {
             }
             let now = clock()
             guard now < deadline else {
+                let activity = ProcessMemory.childActivity(child.pid)
                 ProcessMemory.kill(child.pid, pidfd: child.pidfd)
                 finish(child, wait: true)
-                return .timedOut
+                return .timedOut(activity: activity)
             }
             let milliseconds = Int32(clamping: min((deadline - now + 999_999) / 1_000_000, lockCheckMilliseconds))
             guard ProcessMemory.waitReadable(reader, milliseconds: milliseconds) else {

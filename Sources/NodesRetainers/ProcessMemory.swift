@@ -126,6 +126,23 @@ enum ProcessMemory {
         cnm_child_waits_on_lock(pid) == 1
     }
 
+    /// What a forked child that gave no answer was doing, in words for a note: `running`,
+    /// `waiting on a lock`, `blocked in system call N`, `stopped`, … (empty when it cannot be told).
+    static func childActivity(_ pid: Int) -> String {
+        var call = -1
+        var lockWait: Int32 = 0
+        let state = cnm_child_state(pid, &call, &lockWait)
+        if lockWait != 0 { return "waiting on a lock" }
+        switch UInt8(clamping: state) {
+        case UInt8(ascii: "R"): return "running"
+        case UInt8(ascii: "S"), UInt8(ascii: "D"):
+            return call >= 0 ? "blocked in system call \(call)" : (state == Int32(UInt8(ascii: "D")) ? "waiting for the disk" : "asleep")
+        case UInt8(ascii: "T"), UInt8(ascii: "t"): return "stopped"
+        case UInt8(ascii: "Z"): return "ended"
+        default: return ""
+        }
+    }
+
     /// A pipe, both ends closing on exec: (reader, writer).
     static func pipe() -> Result<(reader: Int32, writer: Int32), ReadError> {
         var descriptors: (Int32, Int32) = (-1, -1)

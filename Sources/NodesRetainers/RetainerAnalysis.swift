@@ -393,8 +393,10 @@ package final class RetainerAnalysis {
             // milliseconds): the copy, which takes no such lock, has the time left.
             lastRun.childWaitedOnLock = true
             return nil
-        case .timedOut:
-            let note = "cut short after \((clock() &- start) / 1_000_000) ms: the analysis did not answer"
+        case .timedOut(let activity):
+            let note =
+                "cut short after \((clock() &- start) / 1_000_000) ms: the analysis did not answer"
+                + (activity.isEmpty ? "" : " (its child was \(activity))")
             return targets.map { frame(for: $0, verdict: .notAnalyzed, cutShort: true, note: note) }
         case .died where clock() < deadline:
             // Something in the child went wrong (a guess read where nothing is mapped, a lock

@@ -39,11 +39,14 @@ import Glibc
             while true { usleep(10_000) }
         }
         let elapsed = (MonotonicClock.now() - start) / 1_000_000
-        guard case .timedOut = outcome else {
+        guard case .timedOut(let activity) = outcome else {
             Issue.record("not timed out: \(outcome)")
             return
         }
         #expect(elapsed >= 250 && elapsed < 5_000, "\(elapsed) ms")
+        // What it was doing, for the note: asleep in `clock_nanosleep` (or, caught between two
+        // sleeps, running); never taken for a wait on a lock.
+        #expect(activity.hasPrefix("blocked in system call ") || activity == "running", "\(activity)")
     }
 
     /// A lock that another thread held at the fork is held forever in the child, which has that

@@ -68,6 +68,12 @@ void cnm_kill_child(long child, int pidfd);
 /// cannot be read).
 int cnm_child_waits_on_lock(long child);
 
+/// What forked child `child` is doing, for a note when it gave no answer: its state as
+/// `/proc/<child>/stat` shows it (`R`, `S`, `D`, `T`, …; 0 when unreadable); in `*call` the system
+/// call it is blocked in (-1 when it runs or that cannot be read), and in `*lockWait` whether that
+/// call is a wait on a lock (`futex`).
+int cnm_child_state(long child, long *call, int *lockWait);
+
 /// Whether every page of `length` bytes at `address` is mapped.
 int cnm_region_mapped(uintptr_t address, size_t length);
 
