@@ -55,12 +55,18 @@ extension RetainerAnalysisTests {
     @Test func anObjectThatAnAsyncFunctionsLocalLeadsToIsAStackVerdict() async throws {
         let found = try #require(await explainLocalOfASuspendedTask(boxed: true))
         #expect(found.verdict == .stack, "\(found.verdict): \(lines(found))")
-        #expect(found.hops.contains { $0.holder.hasPrefix("async ") }, "\(lines(found))")
+        // Through the task's frame; or, where a thread's stack still holds the object's address
+        // in a slot that an earlier call left there (the thread that ran `hand(to:)`, parked in
+        // a live frame since: loaded run 1 of 1f5cd8c91a31 found `thread stack local` alone),
+        // straight from that slot, the shorter path. Either is code in flight.
+        let throughTheTask = found.hops.contains { $0.holder.hasPrefix("async ") }
+        let fromAThreadsSlot = found.hops.count == 1 && found.hops[0].holderKind == .stack
+        #expect(throughTheTask || fromAThreadsSlot, "\(lines(found))")
         // Through the box, or straight from a slot of the frame that still holds the object's
         // address (a clean-clone run once found `async frames` last): a conservative scan cannot
         // tell the two apart, and either is code in flight.
         let last = found.hops.last?.holder ?? ""
-        #expect(last == "FrameBox" || last.hasPrefix("async "), "\(lines(found))")
+        #expect(!throughTheTask || last == "FrameBox" || last.hasPrefix("async "), "\(lines(found))")
     }
 
     /// Explains the `FrameLocal` that a suspended task keeps in a local, or in a `FrameBox` in
@@ -110,7 +116,13 @@ extension RetainerAnalysisTests {
                         [RetainerAnalysis.Target(nodeID: 12, objectIndex: 0, address: $0, typeName: "FrameLocal")], attached: [],
                         detached: [])
                 }
-                if frames?.first?.verdict == .stack { break }
+                // Boxed, asked again while the path is not through the task (a thread's stale
+                // slot, which a later call may overwrite, is the shorter path).
+                if let frame = frames?.first, frame.verdict == .stack,
+                    !boxed || frame.hops.contains(where: { $0.holder.hasPrefix("async ") })
+                {
+                    break
+                }
             }
             var byte: UInt8 = 1
             _ = write(gate[1], &byte, 1)
