@@ -16,7 +16,9 @@ import Darwin
 /// tables are copied). Whatever goes wrong in the child (a wrong guess read as an address, a lock
 /// that a thread of the parent held at the fork) ends the child, never the parent: the parent
 /// waits for the answer up to a deadline, then kills the child. A child found waiting on a lock
-/// is killed at once (``Outcome/blocked``): it has one thread, so no one can ever release it.
+/// is killed at once (``Outcome/blocked``): the work waits on no lock of its own (its second
+/// thread, where it has one, is waited for by spinning and sleeping), so a lock it waits on was
+/// held at the fork by a thread that the child does not have, and no one will release it.
 ///
 /// The child runs none of the host's signal handlers, writes no core file, dies with its parent,
 /// keeps no descriptor but the pipe's, and ends with `_exit` (no exit handler, no buffer
@@ -89,8 +91,8 @@ enum FrozenChild {
             }
             let milliseconds = Int32(clamping: min((deadline - now + 999_999) / 1_000_000, lockCheckMilliseconds))
             guard ProcessMemory.waitReadable(reader, milliseconds: milliseconds) else {
-                // Nothing yet. A child of one thread in `futex` waits for a lock that a thread of
-                // this process held at the fork: no one will ever release it there.
+                // Nothing yet. A child whose thread is in `futex` waits for a lock that a thread
+                // of this process held at the fork: no one will ever release it there.
                 lockWaitsSeen = received.isEmpty && ProcessMemory.waitsOnLock(child.pid) ? lockWaitsSeen + 1 : 0
                 if lockWaitsSeen >= 2 {
                     ProcessMemory.kill(child.pid, pidfd: child.pidfd)

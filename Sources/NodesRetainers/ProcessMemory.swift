@@ -120,8 +120,8 @@ enum ProcessMemory {
         cnm_kill_child(pid, pidfd)
     }
 
-    /// Whether a forked child (of one thread) is blocked on a lock that no one in it can release:
-    /// in `futex`, as `/proc/<pid>/syscall` shows it (false when it cannot be read).
+    /// Whether a forked child's thread (the one that forked) is blocked on a lock: in `futex`, as
+    /// `/proc/<pid>/syscall` shows it (false when it cannot be read).
     static func waitsOnLock(_ pid: Int) -> Bool {
         cnm_child_waits_on_lock(pid) == 1
     }

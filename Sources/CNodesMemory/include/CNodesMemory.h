@@ -62,7 +62,7 @@ int cnm_reap(long child, int pidfd, int wait);
 /// Kills the child `child` (through `pidfd` when it is not -1).
 void cnm_kill_child(long child, int pidfd);
 
-/// Whether forked child `child`, which has one thread, is blocked in `futex`: waiting on a lock
+/// Whether forked child `child` (its thread that forked) is blocked in `futex`: waiting on a lock
 /// that a thread of the parent held at the fork, which nothing in the child can ever release.
 /// 1 when `/proc/<child>/syscall` shows it; 0 otherwise (running, in another call, or the file
 /// cannot be read).
