@@ -13,8 +13,19 @@ import Glibc
 /// wrong in it never reaches the parent, and it runs nothing of the host's (no signal handler, no
 /// descriptor).
 @Suite(.offTheCooperativePool) struct FrozenChildTests {
+    /// `work` in a child; asked again, up to three times, while the child is found waiting on a
+    /// lock that another thread held at the fork (`.blocked`). Beside a whole test run's threads
+    /// (other analyses among them) a child's first steps can meet such a lock: loaded run 2 of
+    /// 7e9c930bc707 saw it in `theChildAnswersWithWhatItReadInTheMemoryOfTheFork`, and a
+    /// clean-clone run once before (then found only at the deadline). What these tests check is
+    /// what the child does once it runs; the lock is `aChildWaitingOnALock…`'s.
     private func run(within milliseconds: UInt64 = 10_000, _ work: () -> [UInt8]) -> FrozenChild.Outcome {
-        FrozenChild.run(until: MonotonicClock.now() + milliseconds * 1_000_000, clock: { MonotonicClock.now() }, work)
+        var outcome = FrozenChild.Outcome.blocked
+        for _ in 0..<3 {
+            outcome = FrozenChild.run(until: MonotonicClock.now() + milliseconds * 1_000_000, clock: { MonotonicClock.now() }, work)
+            guard case .blocked = outcome else { return outcome }
+        }
+        return outcome
     }
 
     @Test func theChildAnswersWithWhatItReadInTheMemoryOfTheFork() {
@@ -64,10 +75,11 @@ import Glibc
         }.start()
         locked.wait()
         // A deadline far off: only the lock, seen, ends the wait early.
-        let outcome = run(within: 120_000) {
+        let takesTheLock: () -> [UInt8] = {
             pthread_mutex_lock(lock.mutex)
             return [1]
         }
+        let outcome = FrozenChild.run(until: MonotonicClock.now() + 120_000_000_000, clock: { MonotonicClock.now() }, takesTheLock)
         release.signal()
         released.wait()
         guard case .blocked = outcome else {
@@ -107,11 +119,8 @@ import Glibc
             let descriptorsGone = fcntl(ends[0], F_GETFD) == -1 && fcntl(ends[1], F_GETFD) == -1
             return [isDefault ? 1 : 0, descriptorsGone ? 1 : 0]
         }
-        var outcome = run(probe)
-        // Once in a clean-clone run, beside 33 other analyses forking, this child gave no answer
-        // within 10 s (a lock that another thread held at the fork?). What this test checks is
-        // what the child inherits, not that: a second child is asked then.
-        if case .timedOut = outcome { outcome = run(probe) }
+        // (A child that meets a lock held at the fork is asked again: ``run(within:_:)``.)
+        let outcome = run(probe)
         guard case .answer(let bytes) = outcome else {
             Issue.record("no answer: \(outcome)")
             return
@@ -131,10 +140,19 @@ extension RetainerAnalysisTests {
         var answers: [[String]] = []
         for inChild in [true, false] {
             let analysis = analysis(inChild: inChild)
-            let frames = analysis.explain(
-                [RetainerAnalysis.Target(front, nodeID: 1, objectIndex: 0), RetainerAnalysis.Target(context, nodeID: 2, objectIndex: 0)],
-                attached: [RetainerAnalysis.NodeObject(list, nodeID: 20)],
-                detached: [RetainerAnalysis.NodeObject(back, nodeID: 1)])
+            let explain = {
+                analysis.explain(
+                    [
+                        RetainerAnalysis.Target(front, nodeID: 1, objectIndex: 0),
+                        RetainerAnalysis.Target(context, nodeID: 2, objectIndex: 0),
+                    ],
+                    attached: [RetainerAnalysis.NodeObject(list, nodeID: 20)],
+                    detached: [RetainerAnalysis.NodeObject(back, nodeID: 1)])
+            }
+            var frames = explain()
+            // A child that meets a lock held at the fork leaves the analysis to a copy
+            // (`childWaitedOnLock`): asked again, up to twice more, for a child that runs.
+            for _ in 0..<2 where analysis.lastRun.childWaitedOnLock { frames = explain() }
             #expect(frames.map(\.verdict) == [.cycle, .holder], "\(frames)")
             #expect((analysis.lastRun.bytesCopied == 0) == inChild, "in a child: \(inChild), copied \(analysis.lastRun.bytesCopied)")
             #expect(analysis.lastRun.blocks > 0 && analysis.lastRun.blocksScanned > 0)
