@@ -24,7 +24,8 @@ extension RetainerAnalysisTests {
     /// The search kept to the blocks that may lead to its targets, found backwards from them
     /// (``BackwardScope``, the default), gives every target of a random graph the frame that a
     /// search of the whole heap gives it: the same verdict, the same path from the same holder,
-    /// the same suspect. Graphs of 1,500 nodes with references through arrays and closures,
+    /// the same suspect (for code in flight, the same verdict: its path runs through the frames
+    /// running at that instant). Graphs of 1,500 nodes with references through arrays and closures,
     /// 400 of them attached, 12 detached ones explained one at a time; cycles and shared holders
     /// come as they fall. Three seeds, in a forked child and copied.
     @Test(arguments: [(UInt64(1), true), (2, true), (3, false)])
@@ -69,8 +70,16 @@ extension RetainerAnalysisTests {
                     + lines(frame).joined(separator: " → ")
             }
             let whole = try #require(found[false])
-            #expect(found[true] == whole, "target \(target.nodeID)")
-            verdicts.insert(String(whole.prefix { $0 != " " }))
+            let verdict = String(whole.prefix { $0 != " " })
+            if verdict == "stack" {
+                // Code in flight: its path runs through the frames of the tasks and threads
+                // running at that instant (the other tests' too), which differ from one
+                // analysis to the next in a live process. The verdict is what must agree.
+                #expect(found[true]?.hasPrefix("stack ") == true, "target \(target.nodeID): \(found[true] ?? "-") against \(whole)")
+            } else {
+                #expect(found[true] == whole, "target \(target.nodeID)")
+            }
+            verdicts.insert(verdict)
         }
         // The scope did the work for some, and the frames were of more than one kind.
         #expect(scoped > 0, "\(verdicts)")
